@@ -1,0 +1,261 @@
+"""The typed data passed between pipeline stages. Every box in the flow is one of these."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+PARAM_KINDS = (
+    "positional_only",
+    "positional_or_keyword",
+    "var_positional",
+    "keyword_only",
+    "var_keyword",
+)
+
+CANDIDATE_KINDS = (
+    "round_trip",
+    "idempotence",
+    "invariant",
+    "bound",
+    "monotonic",
+    "commutative",
+    "equivalence",
+    "metamorphic",
+    "error_contract",
+)
+
+# Where a candidate stopped: the first stage that rejected it, or "kept".
+STAGES = ("parse", "lint", "render", "sound", "sabotage", "kept")
+
+SOUNDNESS_STATUSES = ("sound", "unsound", "error", "flaky", "timeout")
+MUTANT_STATUSES = ("killed", "survived", "invalid", "timeout")
+
+
+def to_jsonable(value: Any) -> Any:
+    """Dataclasses, tuples and dicts to plain JSON values (stable key order is the writer's job)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+# ---------------------------------------------------------------- extract
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Evidence of how a function body uses a parameter, e.g. kind="text", evidence="calls .split()"."""
+
+    kind: str  # text | number | sequence | mapping | bytes | bool | callable
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # one of PARAM_KINDS
+    annotation: str | None = None  # source text of the annotation
+    default: str | None = None  # source text of the default
+    usage: tuple[Usage, ...] = ()
+
+
+@dataclass(frozen=True)
+class Target:
+    """One public function or method of SRC."""
+
+    id: str  # "shop.billing:apply_tax", "shop.envelope:Envelope.to_dict"
+    module: str  # "shop.billing"
+    qualname: str  # "apply_tax", "Envelope.to_dict"
+    file: str  # posix path relative to SRC
+    line: int
+    end_line: int
+    params: tuple[Param, ...]
+    returns: str | None
+    decorators: tuple[str, ...]
+    docstring: str | None
+    is_async: bool
+    fingerprint: str  # hash of signature + docstring; stable across body and line changes
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+    @property
+    def owner(self) -> str | None:
+        """The class a method belongs to, or None for a module-level function."""
+        return self.qualname.rsplit(".", 1)[0] if "." in self.qualname else None
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A class defined in SRC, so strategies can be built for annotations that name it."""
+
+    module: str
+    name: str
+    kind: str  # "enum" | "dataclass" | "class"
+    fields: tuple[Param, ...] = ()  # dataclass fields / __init__ parameters
+    members: tuple[str, ...] = ()  # enum member names
+
+
+@dataclass(frozen=True)
+class ExtractError:
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Extraction:
+    root: str  # SRC as given (absolute)
+    targets: tuple[Target, ...]
+    classes: tuple[ClassInfo, ...] = ()
+    errors: tuple[ExtractError, ...] = ()
+    corpus: tuple[str, ...] = ()  # corpus file names, relative, sorted; never contents
+    module_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # module -> public names
+
+    def target(self, target_id: str) -> Target:
+        for t in self.targets:
+            if t.id == target_id:
+                return t
+        raise KeyError(target_id)
+
+
+# ---------------------------------------------------------------- prompt / model
+
+
+@dataclass(frozen=True)
+class Prompt:
+    target: str
+    system: str
+    user: str
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a backend answered for one target: raw text, or an error saying why there is none."""
+
+    target: str
+    text: str | None
+    error: str | None = None
+    usage: TokenUsage | None = None
+    seconds: float = 0.0
+    model: str = ""
+
+
+# ---------------------------------------------------------------- candidates
+
+
+@dataclass(frozen=True)
+class Candidate:
+    target: str
+    name: str
+    kind: str
+    inputs: dict[str, str]
+    body: str
+    counterexample: str
+    assume: tuple[str, ...] = ()
+    rationale: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.target}::{self.name}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where a candidate stands after a stage. A rejection is data, not an exception."""
+
+    stage: str  # one of STAGES
+    accepted: bool
+    reason: str | None = None  # reason code, e.g. "literal_expected", "unsound", "survives_sabotage"
+    detail: str = ""  # human-readable explanation
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """One item of a reply, parsed or not, with its latest verdict."""
+
+    id: str  # "<target>::<name>", or "<target>::#<index>" when no usable name
+    target: str
+    index: int  # position in the reply's candidate list
+    raw: Any  # the item exactly as the model sent it
+    candidate: Candidate | None
+    verdict: Verdict
+
+
+# ---------------------------------------------------------------- back half
+
+
+@dataclass(frozen=True)
+class Rendered:
+    candidate_id: str
+    target: str
+    path: str  # relative to the run folder, e.g. "staged/shop.billing.apply_tax/test_x.py"
+    test_name: str  # the test function's name inside the file
+    source: str
+
+
+@dataclass(frozen=True)
+class Soundness:
+    candidate_id: str
+    status: str  # one of SOUNDNESS_STATUSES
+    seconds: float  # median clean-run wall time of one run
+    detail: str = ""  # error text
+    counterexample: str | None = None  # Hypothesis's shrunk falsifying example
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str  # "<target>#<operator>-<n>" or "known_bad:<file>"
+    target: str  # target id; "" for a known-bad patch spanning several targets
+    operator: str
+    description: str
+    diff: str  # unified diff against the original module
+    module: str  # dotted module the mutant changes
+    file: str  # posix path relative to SRC
+    source: str  # the whole mutated module source
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class MutantSet:
+    target: str
+    mutants: tuple[Mutant, ...]
+    dropped_equivalent: int = 0  # same normalised tree as the original
+    dropped_duplicate: int = 0  # same normalised tree as an earlier mutant
+
+
+@dataclass(frozen=True)
+class KillResult:
+    candidate_id: str
+    mutant_id: str
+    outcome: str  # "assertion" | "crash" | "timeout" | "survived" | "invalid"
+    seconds: float = 0.0
+    detail: str = ""
+
+    @property
+    def killed(self) -> bool:
+        return self.outcome in ("assertion", "crash", "timeout")
+
+
+@dataclass(frozen=True)
+class KillMatrix:
+    """Every sound candidate of a target against every mutant of that target."""
+
+    results: tuple[KillResult, ...]
+    invalid: tuple[str, ...] = ()  # mutant ids that do not import; not counted
+    fresh_process: dict[str, str] = field(default_factory=dict)  # mutant id -> why it could not be switched in-process
+    seconds: float = 0.0  # wall time of the whole matrix
+    test_seconds: float = 0.0  # time spent inside test bodies
+    notes: tuple[str, ...] = ()
