@@ -1,0 +1,469 @@
+"""The execution engine: run rendered Hypothesis tests in worker processes, with budgets.
+
+One run = one rendered test function, one fixed seed, overridden settings (database off, deadline off,
+max_examples, shrinking on or off; without shrinking Hypothesis stops at the first failing example).
+Runs travel in batches; a batch may carry a mutant, which the worker switches into its live target
+module once for the whole batch (sabotage.switch), or runs in a fresh interpreter when that cannot be
+done safely. Workers are forked where possible (spawned elsewhere), import the target modules once,
+and are replaced when they hang past their budget or die.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+RUN_STATUSES = ("passed", "failed", "error", "flaky", "timeout", "died")
+HARD_GRACE = 3.0  # seconds past a run's budget before its worker is killed (the soft timer fires first)
+FRESH_STARTUP = 30.0  # allowance for a fresh interpreter to start and import Hypothesis
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of one test function."""
+
+    test_file: str  # absolute path of the rendered test file
+    test_name: str
+    seed: int
+    max_examples: int
+    shrink: bool
+    budget: float  # seconds
+
+
+@dataclass(frozen=True)
+class MutantSpec:
+    """What a worker needs to put a mutant in place (forced=True: the forced-fail stand-in)."""
+
+    id: str
+    module: str
+    qualname: str  # "" for a patch that is not about one function
+    file: str  # relative to the source folder
+    source: str
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class Batch:
+    runs: tuple[RunSpec, ...]
+    mutant: MutantSpec | None = None
+    stop_after_timeout: bool = False  # skip the rest once one run is over budget
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    status: str  # one of RUN_STATUSES
+    seconds: float  # time inside the Hypothesis run
+    exc_type: str = ""
+    error: str = ""
+    counterexample: str | None = None  # Hypothesis's note naming the failing example
+    in_source: bool = False  # the exception passed through code of the source folder (the target raised)
+
+
+@dataclass(frozen=True)
+class Event:
+    """What the pool reports: a run's outcome, or a fact about a whole batch."""
+
+    kind: str  # "result" | "invalid" | "fresh"
+    batch: int
+    run: int = -1
+    outcome: RunOutcome | None = None
+    reason: str = ""
+
+
+class _OverBudget(BaseException):
+    """Raised by the soft timer; a BaseException so Hypothesis does not treat it as a test failure."""
+
+
+# ---------------------------------------------------------------- one run, in this process
+
+
+def load_test(test_file: str | Path, test_name: str) -> Callable:
+    """Import a rendered test file under a private module name and return its test function."""
+    path = Path(test_file)
+    name = "_drafter_test_" + hashlib.sha1(str(path).encode()).hexdigest()[:16]
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    test = getattr(module, test_name, None)
+    if test is None or not hasattr(test, "hypothesis"):
+        raise NameError(f"{path.name} has no Hypothesis test named {test_name}")
+    return test
+
+
+def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> Callable:
+    """Fix the seed and override the test's settings in place; returns the same test.
+
+    The seed goes through the public ``hypothesis.seed``. Settings cannot be applied twice with
+    ``@settings``, so the overriding settings object (built on the test's own as parent) is put where
+    ``@settings`` and ``hypothesis.seed`` themselves put it.
+    """
+    from hypothesis import Phase, settings
+    from hypothesis import seed as hypothesis_seed
+
+    hypothesis_seed(seed)(test)
+    phases = (Phase.explicit, Phase.generate) + ((Phase.target, Phase.shrink) if shrink else ())
+    test._hypothesis_internal_use_settings = settings(
+        test._hypothesis_internal_use_settings,
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=phases,
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+    return test
+
+
+def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:
+    """Run one configured test; never raises for anything the test does (KeyboardInterrupt aside)."""
+    configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
+    start = time.perf_counter()
+    with _soft_timer(spec.budget):
+        try:
+            test()
+        except KeyboardInterrupt:
+            raise
+        except _OverBudget:
+            return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
+        except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
+            return _classify(exc, time.perf_counter() - start, Path(source_root))
+    return RunOutcome("passed", time.perf_counter() - start)
+
+
+def _classify(exc: BaseException, seconds: float, source_root: Path) -> RunOutcome:
+    from hypothesis import errors
+
+    in_source = _passed_through(exc, source_root)
+    error = f"{type(exc).__name__}: {exc}".strip()[:2000]
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
+    example = "\n".join(n for n in notes if "test case" in n or "example" in n) or None
+    if isinstance(exc, errors.Flaky):
+        status = "flaky"
+    elif isinstance(exc, errors.HypothesisException) or (
+        isinstance(exc, (NameError, ImportError)) and not in_source
+    ):
+        status = "error"  # health check, bad strategy, unsatisfiable, undefined name: it cannot run
+    else:
+        status = "failed"
+    return RunOutcome(status, seconds, type(exc).__name__, error, example, in_source)
+
+
+def _passed_through(exc: BaseException, root: Path) -> bool:
+    root_text = str(root.resolve()) + os.sep
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root_text):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+class _soft_timer:
+    """SIGALRM raises _OverBudget inside the test; a hung C call is left to the hard kill."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.usable = hasattr(signal, "setitimer") and _in_main_thread() and seconds > 0
+
+    def __enter__(self) -> None:
+        if self.usable:
+            self.started = time.monotonic()
+            self.previous_handler = signal.signal(signal.SIGALRM, self._fire)
+            self.previous_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds)[0]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.usable:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous_handler)
+            if self.previous_timer:  # someone else's alarm (pytest-timeout) keeps running
+                left = self.previous_timer - (time.monotonic() - self.started)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+    @staticmethod
+    def _fire(signum: int, frame: object) -> None:
+        raise _OverBudget()
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+# ---------------------------------------------------------------- the worker side
+
+
+def _prepare_path(source_dir: str) -> None:
+    """Import target code from source_dir only, and never write bytecode next to it."""
+    sys.dont_write_bytecode = True
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    sys.path.insert(0, source_dir)
+    importlib.invalidate_caches()
+    tops = {p.stem for p in Path(source_dir).iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    root = str(Path(source_dir).resolve()) + os.sep
+    for name in list(sys.modules):  # a forked worker may have inherited same-named modules from elsewhere
+        if name.split(".")[0] in tops:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if not os.path.abspath(file).startswith(root):
+                del sys.modules[name]
+
+
+def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+    _prepare_path(source_dir)
+    conn.send(("ready",))
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        for reply in _run_batch(message, source_dir):
+            conn.send(reply)
+        conn.send(("done",))
+
+
+def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
+    from sabotage import switch
+
+    if batch.mutant is None:
+        yield from _run_runs(batch, source_dir)
+        return
+    mutant = batch.mutant
+    try:
+        module = importlib.import_module(mutant.module)
+        if not mutant.qualname:
+            raise switch.SwitchUnsafe("the patch is not about one function")
+        prepared = (switch.prepare_forced_fail(module, mutant.qualname) if mutant.forced
+                    else switch.prepare_switch(module, mutant.qualname, mutant.source))
+    except switch.MutantInvalid as exc:
+        yield ("invalid", str(exc))
+        return
+    except switch.SwitchUnsafe as exc:
+        yield ("fresh", str(exc))
+        if not mutant.forced:
+            yield from _run_fresh(batch, source_dir)
+        return
+    except Exception as exc:  # noqa: BLE001 - e.g. the original module does not import here
+        yield ("fresh", f"cannot switch in-process: {type(exc).__name__}: {exc}")
+        if not mutant.forced:
+            yield from _run_fresh(batch, source_dir)
+        return
+    with switch.switched_in(prepared):
+        yield from _run_runs(batch, source_dir)
+
+
+def _run_runs(batch: Batch, source_dir: str) -> Iterator[tuple]:
+    for index, spec in enumerate(batch.runs):
+        try:
+            test = load_test(spec.test_file, spec.test_name)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a test file that cannot load is an outcome
+            outcome = RunOutcome("error", 0.0, type(exc).__name__,
+                                 f"cannot load {Path(spec.test_file).name}: {type(exc).__name__}: {exc}")
+        else:
+            outcome = run_test(test, spec, source_dir)
+        yield ("result", index, outcome)
+        if outcome.status == "timeout" and batch.stop_after_timeout:
+            return
+
+
+def _run_fresh(batch: Batch, source_dir: str) -> Iterator[tuple]:
+    """Run the batch in a new interpreter over a temporary copy of the source with the mutant written in."""
+    mutant = batch.mutant
+    assert mutant is not None
+    with tempfile.TemporaryDirectory(prefix="drafter-fresh-") as tmp:
+        copy = Path(tmp) / "source"
+        shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        (copy / mutant.file).write_text(mutant.source, encoding="utf-8")
+        request = {"source_dir": str(copy), "module": mutant.module, "runs": [asdict(r) for r in batch.runs]}
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+                   PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                               os.environ.get("PYTHONPATH", "")]))
+        limit = FRESH_STARTUP + sum(r.budget + HARD_GRACE for r in batch.runs)
+        try:
+            done = subprocess.run([sys.executable, "-m", "drafter.execute"], input=json.dumps(request),
+                                  capture_output=True, text=True, env=env, timeout=limit, cwd=tmp)
+            lines = done.stdout.splitlines()
+        except subprocess.TimeoutExpired as exc:
+            lines = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            lines = lines.splitlines()
+        answered = 0
+        for line in lines:
+            if not line.startswith("{"):
+                continue
+            data = json.loads(line)
+            if "invalid" in data:
+                yield ("invalid", data["invalid"])
+                return
+            yield ("result", answered, RunOutcome(**data["outcome"]))
+            answered += 1
+        for index in range(answered, len(batch.runs)):
+            yield ("result", index, RunOutcome("timeout" if index == answered else "died", 0.0,
+                                               error="the fresh interpreter stopped before this run"))
+
+
+def _fresh_main() -> None:
+    """Entry of the fresh interpreter: JSON request on stdin, one JSON line per outcome on stdout."""
+    request = json.loads(sys.stdin.read())
+    _prepare_path(request["source_dir"])
+    try:
+        importlib.import_module(request["module"])
+    except BaseException as exc:  # noqa: BLE001 - a mutant that does not import is invalid
+        print(json.dumps({"invalid": f"mutated {request['module']} does not import: {type(exc).__name__}: {exc}"}))
+        return
+    batch = Batch(tuple(RunSpec(**r) for r in request["runs"]))
+    for _, _, outcome in _run_runs(batch, request["source_dir"]):
+        print(json.dumps({"outcome": asdict(outcome)}), flush=True)
+
+
+# ---------------------------------------------------------------- the parent side
+
+
+@dataclass
+class _Slot:
+    process: multiprocessing.process.BaseProcess
+    conn: multiprocessing.connection.Connection
+    ready: bool = False
+    batch: int = -1  # index into the batches being run, -1 when idle
+    offset: int = 0  # index of the batch's first run sent to this worker
+    next_run: int = 0  # runs of the current assignment already answered
+    deadline: float = 0.0
+
+
+class WorkerPool:
+    """`jobs` worker processes running batches; use as a context manager."""
+
+    def __init__(self, source_dir: str | Path, jobs: int | None = None) -> None:
+        self.source_dir = str(Path(source_dir).resolve())
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.context = multiprocessing.get_context(method)
+        self.slots: list[_Slot] = []
+
+    def __enter__(self) -> WorkerPool:
+        self.slots = [self._start() for _ in range(self.jobs)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for slot in self.slots:
+            try:
+                slot.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for slot in self.slots:
+            slot.process.join(timeout=2)
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join()
+            slot.conn.close()
+        self.slots = []
+
+    def _start(self) -> _Slot:
+        parent_end, child_end = self.context.Pipe()
+        process = self.context.Process(target=_worker_main, args=(child_end, self.source_dir), daemon=True)
+        process.start()
+        child_end.close()
+        return _Slot(process, parent_end)
+
+    def _replace(self, slot: _Slot) -> None:
+        slot.process.kill()
+        slot.process.join()
+        slot.conn.close()
+        self.slots[self.slots.index(slot)] = self._start()
+
+    def run(self, batches: Sequence[Batch]) -> Iterator[Event]:
+        """Yield events as they arrive; every run of every batch gets exactly one result or its batch an
+        "invalid" event (a batch that stops after a timeout leaves the rest of its runs without results)."""
+        pending: deque[tuple[int, int]] = deque((i, 0) for i, b in enumerate(batches) if b.runs)
+        while pending or any(s.batch >= 0 for s in self.slots):
+            for slot in self.slots:
+                if slot.ready and slot.batch < 0 and pending:
+                    index, offset = pending.popleft()
+                    batch = batches[index]
+                    slot.batch, slot.offset, slot.next_run = index, offset, 0
+                    slot.conn.send(replace(batch, runs=batch.runs[offset:]))
+                    slot.deadline = time.monotonic() + batch.runs[offset].budget + HARD_GRACE
+            waiting = {slot.conn: slot for slot in self.slots if slot.batch >= 0 or not slot.ready}
+            busy = [s for s in self.slots if s.batch >= 0]
+            timeout = max(0.0, min(s.deadline for s in busy) - time.monotonic()) if busy else 1.0
+            for conn in multiprocessing.connection.wait(list(waiting), timeout=timeout):
+                slot = waiting[conn]
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    yield from self._lost(slot, batches, pending, "died")
+                    continue
+                yield from self._receive(slot, message, batches)
+            now = time.monotonic()
+            for slot in list(self.slots):
+                if slot.batch >= 0 and now > slot.deadline:
+                    yield from self._lost(slot, batches, pending, "timeout")
+
+    def _receive(self, slot: _Slot, message: tuple, batches: Sequence[Batch]) -> Iterator[Event]:
+        kind = message[0]
+        if kind == "ready":
+            slot.ready = True
+            return
+        batch = batches[slot.batch]
+        if kind == "done":
+            slot.batch = -1
+        elif kind == "invalid":
+            yield Event("invalid", slot.batch, reason=message[1])
+        elif kind == "fresh":
+            remaining = batch.runs[slot.offset:]
+            slot.deadline = time.monotonic() + FRESH_STARTUP + 2 * sum(r.budget + HARD_GRACE for r in remaining)
+            yield Event("fresh", slot.batch, reason=message[1])
+        elif kind == "result":
+            run = slot.offset + message[1]
+            slot.next_run = message[1] + 1
+            yield Event("result", slot.batch, run, message[2])
+            following = slot.offset + slot.next_run
+            if following < len(batch.runs):
+                slot.deadline = max(slot.deadline, time.monotonic() + batch.runs[following].budget + HARD_GRACE)
+
+    def _lost(self, slot: _Slot, batches: Sequence[Batch], pending: deque, why: str) -> Iterator[Event]:
+        """The worker hung past its budget or died: its current run gets that outcome, the rest is requeued."""
+        index, run = slot.batch, slot.offset + slot.next_run
+        exitcode = slot.process.exitcode
+        self._replace(slot)
+        if index < 0:  # died while idle or starting
+            return
+        batch = batches[index]
+        if why == "timeout":
+            outcome = RunOutcome("timeout", batch.runs[run].budget, error=f"killed after {batch.runs[run].budget:.1f}s")
+        else:
+            outcome = RunOutcome("died", 0.0, error=f"the worker process died (exit code {exitcode})")
+        yield Event("result", index, run, outcome)
+        if run + 1 < len(batch.runs) and not (why == "timeout" and batch.stop_after_timeout):
+            pending.appendleft((index, run + 1))
+
+
+if __name__ == "__main__":
+    _fresh_main()

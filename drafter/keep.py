@@ -1,0 +1,23 @@
+"""The keep rule: a sound candidate is an oracle only if its own assertion catches sabotage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from drafter.data import KillResult, Verdict
+
+
+def decide(results: Sequence[KillResult]) -> Verdict:
+    """Kept when at least one kill is the candidate's assertion failing; crashes and hangs alone add nothing a fuzz test would not."""
+    kills = [r for r in results if r.killed]
+    if not kills:
+        return Verdict("sabotage", False, "survives_sabotage", f"survived all {len(results)} mutant(s) of its target")
+    assertion_kills = [r for r in kills if r.outcome == "assertion"]
+    if not assertion_kills:
+        return Verdict(
+            "sabotage",
+            False,
+            "only_crash_kills",
+            f"all {len(kills)} kill(s) are the target crashing or hanging, never this candidate's assertion",
+        )
+    return Verdict("kept", True, None, f"kills {len(kills)} mutant(s), {len(assertion_kills)} by its own assertion")

@@ -1,0 +1,140 @@
+"""The kill matrix: every sound candidate of a target against every mutant of that target."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from drafter.data import KillMatrix, KillResult, Mutant, Rendered, Soundness
+from drafter.errors import DrafterError
+from drafter.execute import Batch, MutantSpec, RunOutcome, RunSpec, WorkerPool
+
+KILL_SEED = 0
+
+
+class SwitchingError(DrafterError):
+    """The forced-fail proof failed: some candidates did not notice their target being replaced."""
+
+
+def build_kill_matrix(
+    sound: Sequence[tuple[Rendered, Soundness]],
+    mutants: Sequence[Mutant],
+    run_dir: Path,
+    source_dir: Path,
+    *,
+    jobs: int | None = None,
+    max_examples: int = 100,
+    budget_multiplier: float = 10.0,
+    budget_floor: float = 2.0,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> KillMatrix:
+    """Run the matrix with shrinking off and a fixed seed, each run stopping at its first failing example.
+
+    A mutant with an empty target (a known-bad patch) meets every candidate whose target lives in the
+    module it changes. Raises SwitchingError when the forced-fail proof fails.
+    """
+    started = time.perf_counter()
+    run_dir = Path(run_dir).resolve()
+    source_dir = Path(source_dir).resolve()
+
+    def spec(item: Rendered, clean: Soundness) -> RunSpec:
+        budget = max(budget_floor, budget_multiplier * clean.seconds)
+        return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget)
+
+    by_target: dict[str, list[tuple[Rendered, Soundness]]] = {}
+    for item, clean in sound:
+        by_target.setdefault(item.target, []).append((item, clean))
+
+    test_seconds = 0.0
+    notes: list[str] = []
+    with WorkerPool(source_dir, jobs) as pool:
+        # The proof: a stand-in that raises must be noticed by every candidate of its target.
+        targets = sorted(by_target)
+        proof = [Batch(tuple(spec(i, c) for i, c in by_target[t]), _forced(t)) for t in targets]
+        noticed: dict[tuple[int, int], RunOutcome] = {}
+        for event in pool.run(proof):
+            if event.kind == "fresh":
+                notes.append(f"switch proof skipped for {targets[event.batch]}: {event.reason}; "
+                             "its mutants run in fresh processes")
+            elif event.kind == "result" and event.outcome is not None:
+                noticed[(event.batch, event.run)] = event.outcome
+                test_seconds += event.outcome.seconds
+        missed = [
+            by_target[t][k][0].candidate_id
+            for b, t in enumerate(targets)
+            for k in range(len(by_target[t]))
+            if (b, k) in noticed and _outcome(noticed[(b, k)]) == "survived"
+        ]
+        if missed:
+            raise SwitchingError(
+                "switching mutants in-process cannot be trusted: these candidates passed while their target "
+                f"was replaced by code that always raises: {', '.join(missed)}"
+            )
+
+        pairs: list[list[tuple[Rendered, Soundness]]] = [_opponents(m, by_target) for m in mutants]
+        batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m)) for m, opp in zip(mutants, pairs)]
+        results: dict[tuple[int, int], KillResult] = {}
+        invalid = {i for i, m in enumerate(mutants) if not _compiles(m)}
+        batches = [Batch(()) if i in invalid else b for i, b in enumerate(batches)]
+        total = sum(len(b.runs) for b in batches)
+        fresh: dict[str, str] = {}
+        for event in pool.run(batches):
+            mutant = mutants[event.batch]
+            if event.kind == "invalid":
+                invalid.add(event.batch)
+            elif event.kind == "fresh":
+                fresh[mutant.id] = event.reason
+            elif event.outcome is not None:
+                outcome = event.outcome
+                test_seconds += outcome.seconds
+                candidate = pairs[event.batch][event.run][0].candidate_id
+                results[(event.batch, event.run)] = KillResult(
+                    candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
+                if on_progress:
+                    on_progress(len(results), total)
+    ordered = tuple(results[key] for key in sorted(results) if key[0] not in invalid)
+    return KillMatrix(
+        results=ordered,
+        invalid=tuple(mutants[i].id for i in sorted(invalid)),
+        fresh_process={m.id: fresh[m.id] for m in mutants if m.id in fresh},
+        seconds=time.perf_counter() - started,
+        test_seconds=test_seconds,
+        notes=tuple(notes),
+    )
+
+
+def _outcome(run: RunOutcome) -> str:
+    """A failure from the candidate's own code is an assertion kill; one that came out of the target a crash."""
+    if run.status == "passed":
+        return "survived"
+    if run.status == "timeout":
+        return "timeout"
+    if run.status == "failed" and not run.in_source:
+        return "assertion"
+    return "crash"
+
+
+def _opponents(mutant: Mutant, by_target: dict[str, list[tuple[Rendered, Soundness]]]) -> list:
+    if mutant.target:
+        return by_target.get(mutant.target, [])
+    return [pair for target in sorted(by_target) if target.split(":")[0] == mutant.module
+            for pair in by_target[target]]
+
+
+def _compiles(mutant: Mutant) -> bool:
+    try:
+        compile(mutant.source, mutant.file or "<mutant>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _forced(target: str) -> MutantSpec:
+    module, qualname = target.split(":", 1)
+    return MutantSpec(f"{target}#forced_fail", module, qualname, "", "", forced=True)
+
+
+def _mutant_spec(mutant: Mutant) -> MutantSpec:
+    qualname = mutant.target.split(":", 1)[1] if mutant.target else ""
+    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source)

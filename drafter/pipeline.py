@@ -1,0 +1,313 @@
+"""The stages in order: draft (extract → prompt → model → parse → lint) and run (→ render → soundness → sabotage → keep → report)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from drafter.config import Settings
+from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
+from drafter.errors import SourceError
+from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
+
+if TYPE_CHECKING:
+    from drafter.report import RunReport
+
+
+class Reporter(Protocol):
+    """Progress sink: the CLI shows bars, tests and library callers pass Quiet()."""
+
+    def stage(self, name: str, total: int | None = None) -> None: ...
+    def advance(self, amount: int = 1) -> None: ...
+    def note(self, message: str) -> None: ...
+
+
+class Quiet:
+    def stage(self, name: str, total: int | None = None) -> None:
+        pass
+
+    def advance(self, amount: int = 1) -> None:
+        pass
+
+    def note(self, message: str) -> None:
+        pass
+
+
+@dataclass
+class StageClock:
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def measure(self, name: str):
+        clock = self
+
+        class _Span:
+            def __enter__(self):
+                self.start = time.perf_counter()
+
+            def __exit__(self, *exc):
+                clock.seconds[name] = round(clock.seconds.get(name, 0.0) + time.perf_counter() - self.start, 3)
+
+        return _Span()
+
+
+@dataclass(frozen=True)
+class DraftOutcome:
+    src: Path
+    run_dir: Path
+    extraction: Extraction
+    model: str
+    replies: tuple[Reply, ...]
+    drafted: tuple[Drafted, ...]
+    target_notes: dict[str, str]  # target id -> why it has no accepted candidate
+    warnings: tuple[str, ...]
+    stage_seconds: dict[str, float]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    draft: DraftOutcome
+    drafted: tuple[Drafted, ...]  # final verdicts
+    rendered: dict[str, Rendered]
+    soundness: dict[str, Soundness]
+    mutants: tuple[Mutant, ...]
+    dropped_mutants: dict[str, tuple[int, int]]  # target -> (equivalent, duplicate)
+    matrix: KillMatrix
+    warnings: tuple[str, ...]
+    stage_seconds: dict[str, float]
+    settings: dict  # the settings that shape results, recorded in the report
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    report: "RunReport"
+    report_paths: tuple[Path, Path]
+    outcome: RunOutcome
+
+
+def resolve_src(src: Path) -> Path:
+    if not src.exists():
+        raise SourceError(f"SRC {src} does not exist")
+    if not src.is_dir():
+        raise SourceError(f"SRC {src} is not a folder of Python modules")
+    return src.resolve()
+
+
+def reply_note(reply: Reply) -> str | None:
+    """The optional top-level "note" a backend puts beside an empty candidate list."""
+    if not reply.text:
+        return None
+    try:
+        value = json.loads(reply.text)
+    except ValueError:
+        return None
+    return value.get("note") if isinstance(value, dict) and isinstance(value.get("note"), str) else None
+
+
+def why_no_candidates(reply: Reply, drafted: list[Drafted]) -> str | None:
+    if any(d.verdict.accepted for d in drafted):
+        return None
+    if reply.error:
+        return reply.error
+    if drafted:
+        reasons = Counter(d.verdict.reason for d in drafted)
+        return "all rejected: " + ", ".join(f"{n}× {r}" for r, n in sorted(reasons.items()))
+    return reply_note(reply) or "the model proposed no candidate"
+
+
+def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> DraftOutcome:
+    """Front half: a new run folder with targets.json, prompts/, replies/ and candidates.json."""
+    from drafter.candidates import parse_reply
+    from drafter.extract import extract
+    from drafter.lint import lint
+    from drafter.models import load_backend
+    from drafter.prompt import build_prompts
+
+    reporter = reporter or Quiet()
+    clock = StageClock()
+    src = resolve_src(src)
+    check_separate(src, settings.workspace)
+    # Everything that can fail on the user's input fails before a run folder exists.
+    backend = load_backend(
+        settings.model,
+        base_url=settings.base_url,
+        concurrency=settings.concurrency,
+        temperature=settings.temperature,
+        timeout=settings.timeout,
+        retries=settings.retries,
+    )
+    reporter.stage("extract")
+    with clock.measure("extract"):
+        extraction = extract(src, settings.corpus, settings.select)
+        prompts = build_prompts(extraction, settings.prompts)
+    run_dir = new_run_dir(settings.workspace)
+    write_json(run_dir / "targets.json", extraction)
+    for prompt in prompts:
+        write_text(run_dir / "prompts" / f"{target_slug(prompt.target)}.txt", f"### system\n{prompt.system}\n### user\n{prompt.user}")
+
+    warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
+    unknown = getattr(backend, "unknown_targets", ())
+    if unknown:
+        warnings.append(f"{backend.name}: replies for targets that were not extracted: {', '.join(sorted(unknown))}")
+
+    reporter.stage("model", total=len(prompts))
+    with clock.measure("model"):
+        replies = backend.propose(prompts, extraction, on_reply=lambda _reply: reporter.advance())
+    for reply in replies:
+        body = reply.text if reply.text is not None else f"# no reply: {reply.error}\n"
+        write_text(run_dir / "replies" / f"{target_slug(reply.target)}.txt", body)
+
+    reporter.stage("parse+lint", total=len(replies))
+    drafted: list[Drafted] = []
+    target_notes: dict[str, str] = {}
+    with clock.measure("parse+lint"):
+        for reply in replies:
+            target = extraction.target(reply.target)
+            items = lint(parse_reply(reply, target), target, extraction)
+            drafted.extend(items)
+            note = why_no_candidates(reply, items)
+            if note:
+                target_notes[target.id] = note
+            reporter.advance()
+    write_json(run_dir / "candidates.json", {"model": backend.name, "candidates": [candidate_row(d) for d in drafted]})
+    return DraftOutcome(
+        src=src,
+        run_dir=run_dir,
+        extraction=extraction,
+        model=backend.name,
+        replies=tuple(replies),
+        drafted=tuple(drafted),
+        target_notes=target_notes,
+        warnings=tuple(warnings),
+        stage_seconds=clock.seconds,
+    )
+
+
+def candidate_row(d: Drafted) -> dict:
+    status = "accepted" if d.verdict.accepted else "rejected"
+    row = {"id": d.id, "target": d.target, "status": status, "stage": d.verdict.stage, "reason": d.verdict.reason}
+    if d.verdict.detail:
+        row["detail"] = d.verdict.detail
+    row["candidate"] = d.raw
+    return row
+
+
+SOUNDNESS_REASONS = {"unsound": "unsound", "error": "error", "flaky": "flaky", "timeout": "timeout"}
+
+
+def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunResult:
+    """All stages; the run folder gains source/, staged/, kept/, report.json and report.md."""
+    from drafter.keep import decide
+    from drafter.killmatrix import build_kill_matrix
+    from drafter.render import RenderError, render
+    from drafter.soundness import check_soundness
+    from drafter.report import build_report, write_reports
+    from sabotage.known_bad import load_known_bad
+    from sabotage.mutants import mutants_for
+
+    reporter = reporter or Quiet()
+    if settings.known_bad is not None and not settings.known_bad.is_dir():
+        raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
+    drafted_run = draft(src, settings, reporter)
+    clock = StageClock(dict(drafted_run.stage_seconds))
+    run_dir, extraction = drafted_run.run_dir, drafted_run.extraction
+    source_dir = copy_source(drafted_run.src, run_dir / "source")
+    verdicts: dict[str, Drafted] = {d.id: d for d in drafted_run.drafted}
+    warnings = list(drafted_run.warnings)
+
+    def reject(item_id: str, verdict: Verdict) -> None:
+        verdicts[item_id] = replace(verdicts[item_id], verdict=verdict)
+
+    accepted = [d for d in drafted_run.drafted if d.verdict.accepted]
+    reporter.stage("render", total=len(accepted))
+    rendered: dict[str, Rendered] = {}
+    with clock.measure("render"):
+        for item in accepted:
+            try:
+                result = render(item.candidate, extraction.target(item.target), extraction, max_examples=settings.max_examples)
+            except RenderError as exc:
+                reject(item.id, Verdict("render", False, "render_error", str(exc)))
+            else:
+                write_text(run_dir / result.path, result.source)
+                rendered[item.id] = result
+            reporter.advance()
+
+    reporter.stage("soundness", total=len(rendered))
+    with clock.measure("soundness"):
+        checks = check_soundness(
+            list(rendered.values()),
+            run_dir,
+            source_dir,
+            seeds=settings.seeds,
+            max_examples=settings.max_examples,
+            jobs=settings.jobs,
+            on_progress=lambda _id: reporter.advance(),
+        )
+    soundness = {s.candidate_id: s for s in checks}
+    for check in checks:
+        if check.status == "sound":
+            reject(check.candidate_id, Verdict("sound", True))
+        else:
+            reject(check.candidate_id, Verdict("sound", False, SOUNDNESS_REASONS[check.status], check.detail))
+    sound = [(rendered[c.candidate_id], c) for c in checks if c.status == "sound"]
+
+    reporter.stage("mutants")
+    mutants: list[Mutant] = []
+    dropped: dict[str, tuple[int, int]] = {}
+    with clock.measure("mutants"):
+        for target in extraction.targets:
+            mutant_set = mutants_for(target, source_dir)
+            mutants.extend(mutant_set.mutants)
+            dropped[target.id] = (mutant_set.dropped_equivalent, mutant_set.dropped_duplicate)
+        if settings.known_bad is not None:
+            known, errors = load_known_bad(settings.known_bad, source_dir, extraction.targets)
+            mutants.extend(known)
+            warnings.extend(f"known-bad {e.file}: {e.reason}" for e in errors)
+
+    targets_with_sound = {r.target for r, _ in sound}
+    facing = [m for m in mutants if m.target in targets_with_sound]
+    reporter.stage("sabotage", total=None)
+    with clock.measure("sabotage"):
+        matrix = build_kill_matrix(
+            sound,
+            facing,
+            run_dir,
+            source_dir,
+            jobs=settings.jobs,
+            max_examples=settings.max_examples,
+            on_progress=lambda done, total: reporter.advance(),
+        )
+
+    with clock.measure("keep"):
+        by_candidate: dict[str, list] = {}
+        for result in matrix.results:
+            by_candidate.setdefault(result.candidate_id, []).append(result)
+        for item_rendered, _check in sound:
+            verdict = decide(by_candidate.get(item_rendered.candidate_id, []))
+            reject(item_rendered.candidate_id, verdict)
+            if verdict.accepted:
+                kept_path = run_dir / item_rendered.path.replace("staged/", "kept/", 1)
+                kept_path.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(run_dir / item_rendered.path, kept_path)
+
+    final = tuple(verdicts[d.id] for d in drafted_run.drafted)
+    outcome = RunOutcome(
+        draft=drafted_run,
+        drafted=final,
+        rendered=rendered,
+        soundness=soundness,
+        mutants=tuple(mutants),
+        dropped_mutants=dropped,
+        matrix=matrix,
+        warnings=tuple(warnings),
+        stage_seconds=clock.seconds,
+        settings={"max_examples": settings.max_examples, "seeds": settings.seeds, "jobs": settings.jobs,
+                  "known_bad": str(settings.known_bad) if settings.known_bad else None},
+    )
+    report = build_report(outcome)
+    return RunResult(run_dir, report, write_reports(report, run_dir), outcome)

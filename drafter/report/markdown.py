@@ -1,0 +1,100 @@
+"""report.md: what a reviewer needs first — per target, the kept candidates, then the holes, then the rejections."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from drafter.report import RunReport
+
+
+def _fence(text: str, lang: str = "") -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def _score(killed: int, total: int) -> str:
+    return f"{killed}/{total} ({killed / total:.0%})" if total else "no mutants"
+
+
+def render_markdown(report: RunReport) -> str:
+    s = report.summary
+    lines = [
+        f"# Sabotage-survival report `{report.run_id}`",
+        "",
+        f"Source `{report.source['path']}`"
+        + (f" at commit `{report.source['git_commit'][:12]}`" if report.source.get("git_commit") else "")
+        + f", tree `{report.source['tree_hash'][:12]}`; model `{report.model}`.",
+        "",
+        f"**{s['kept']} kept** of {s['candidates']} candidates for {s['targets']} targets; "
+        f"mutants: {s['mutants']['killed']} killed, {s['mutants']['timeout']} killed by timeout, "
+        f"{s['mutants']['survived']} survived, {s['mutants']['invalid']} invalid "
+        f"({s['mutants']['dropped_equivalent']} equivalent and {s['mutants']['dropped_duplicate']} duplicate mutants dropped before running).",
+        "",
+        "Nothing here is an oracle yet: review each kept file, then copy it into `oracle/` yourself.",
+        "",
+    ]
+    if report.warnings:
+        lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
+
+    candidates_by_target = defaultdict(list)
+    for c in report.candidates:
+        candidates_by_target[c.target].append(c)
+    mutants_by_target = defaultdict(list)
+    for m in report.mutants:
+        mutants_by_target[m.target].append(m)
+    mutant_descriptions = {m.id: m.description for m in report.mutants}
+
+    lines += ["## Targets", ""]
+    for target in report.targets:
+        lines += [f"### `{target.id}`", ""]
+        lines.append(
+            f"{target.file}:{target.line} · fingerprint `{target.fingerprint}` · "
+            f"mutation score {_score(target.killed, target.mutants)}"
+        )
+        lines.append("")
+        if target.note:
+            lines += [f"No accepted candidate: {target.note}.", ""]
+        kept = [c for c in candidates_by_target[target.id] if c.status == "kept"]
+        if kept:
+            lines += ["**Kept**", ""]
+            for c in kept:
+                lines.append(f"- `{c.name}` ({c.kind}) → `{c.file}`")
+                lines.append(f"  - kills {len(c.kills)}: " + "; ".join(mutant_descriptions.get(k, k) for k in c.kills[:8]))
+                if len(c.kills) > 8:
+                    lines.append(f"  - … and {len(c.kills) - 8} more")
+            lines.append("")
+        survivors = [m for m in mutants_by_target[target.id] if m.status == "survived"]
+        if survivors:
+            lines += [
+                f"**Surviving mutants ({len(survivors)})**: holes in the oracle, or equivalent mutants.",
+                "",
+            ]
+            for m in survivors:
+                lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
+
+    rejected = [c for c in report.candidates if c.status == "rejected"]
+    if rejected:
+        lines += ["## Rejections by reason", ""]
+        groups = defaultdict(list)
+        for c in rejected:
+            groups[(c.stage, c.reason)].append(c)
+        for (stage, reason), items in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+            lines += [f"### {reason} (stage `{stage}`, {len(items)})", ""]
+            for c in items:
+                lines.append(f"- `{c.id}`: {c.detail or reason}")
+                if c.counterexample:
+                    lines += ["", _fence(c.counterexample), ""]
+            lines.append("")
+
+    lines += ["## Numbers", "", "| stage | seconds |", "|---|---:|"]
+    lines += [f"| {stage} | {sec:.2f} |" for stage, sec in s["seconds"].items()]
+    lines += [
+        "",
+        f"Kill matrix: {s['matrix']['evaluations']} evaluations in {s['matrix']['seconds']:.2f} s "
+        f"({s['matrix']['test_seconds']:.2f} s inside test bodies).",
+        f"Model tokens: {s['tokens']['total_tokens']} ({s['tokens']['prompt_tokens']} prompt, {s['tokens']['completion_tokens']} completion).",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""Soundness: does each rendered candidate hold on the clean code, under several fixed seeds?"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from drafter.data import Rendered, Soundness
+from drafter.execute import Batch, RunOutcome, RunSpec, WorkerPool
+
+
+def check_soundness(
+    rendered: Sequence[Rendered],
+    run_dir: Path,
+    source_dir: Path,
+    *,
+    seeds: int = 5,
+    max_examples: int = 100,
+    jobs: int | None = None,
+    budget_seconds: float = 30.0,
+    on_progress: Callable[[str], None] | None = None,
+) -> list[Soundness]:
+    """One Soundness per rendered candidate, in input order.
+
+    Each candidate runs once per seed 0..seeds-1 (budget_seconds per run). All pass: sound. All fail:
+    unsound, with the shrunk failing example of the first failing seed. Some pass, some fail, or
+    Hypothesis calls it flaky: flaky. Cannot run: error. Over budget: timeout.
+    """
+    run_dir = Path(run_dir).resolve()
+
+    def spec(item: Rendered, seed: int, shrink: bool) -> RunSpec:
+        return RunSpec(str(run_dir / item.path), item.test_name, seed, max_examples, shrink, budget_seconds)
+
+    # Seeds first without shrinking (a failure stops at its first example), then one shrinking run per
+    # failing candidate, so an unsound candidate costs little and still gets a minimal counterexample.
+    batches = [Batch(tuple(spec(item, s, False) for s in range(seeds)), stop_after_timeout=True) for item in rendered]
+    by_run: list[dict[int, RunOutcome]] = [{} for _ in rendered]
+    shrunk: dict[int, RunOutcome] = {}
+    with WorkerPool(source_dir, jobs) as pool:
+        for event in pool.run(batches):
+            assert event.outcome is not None
+            by_run[event.batch][event.run] = event.outcome
+        outcomes = [[runs[k] for k in sorted(runs)] for runs in by_run]
+        failing = {i: _first_seed_failing(runs) for i, runs in enumerate(outcomes)}
+        failing = {i: seed for i, seed in failing.items() if seed is not None and _verdict(outcomes[i]) == "unsound"}
+        order = list(failing)
+        shrink_batches = [Batch((spec(rendered[i], failing[i], True),)) for i in order]
+        for event in pool.run(shrink_batches):
+            assert event.outcome is not None
+            shrunk[order[event.batch]] = event.outcome
+    results = []
+    for index, item in enumerate(rendered):
+        result = _soundness(item.candidate_id, outcomes[index], shrunk.get(index))
+        results.append(result)
+        if on_progress:
+            on_progress(f"{item.candidate_id}: {result.status}")
+    return results
+
+
+def _first_seed_failing(runs: list[RunOutcome]) -> int | None:
+    return next((seed for seed, run in enumerate(runs) if run.status == "failed"), None)
+
+
+def _verdict(runs: list[RunOutcome]) -> str:
+    statuses = {run.status for run in runs}
+    if statuses & {"error", "died"}:
+        return "error"
+    if "timeout" in statuses:
+        return "timeout"
+    if "flaky" in statuses or statuses == {"passed", "failed"}:
+        return "flaky"
+    return "sound" if statuses == {"passed"} else "unsound"
+
+
+def _soundness(candidate_id: str, runs: list[RunOutcome], shrunk: RunOutcome | None) -> Soundness:
+    status = _verdict(runs)
+    seconds = statistics.median(run.seconds for run in runs) if runs else 0.0
+    if status == "sound":
+        return Soundness(candidate_id, status, seconds)
+    if status == "unsound":
+        failure = shrunk if shrunk is not None and shrunk.status == "failed" else runs[0]
+        return Soundness(candidate_id, status, seconds, failure.error, failure.counterexample)
+    if status == "flaky":
+        seeds = ", ".join(f"seed {i}: {run.status}" for i, run in enumerate(runs))
+        odd = next((run for run in runs if run.status != "passed"), runs[0])
+        return Soundness(candidate_id, status, seconds, f"seeds disagree ({seeds}); {odd.error}".strip("; "),
+                         odd.counterexample)
+    worst = next(run for run in runs if run.status in ("error", "died", "timeout"))
+    return Soundness(candidate_id, status, seconds, worst.error)

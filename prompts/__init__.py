@@ -1,0 +1,1 @@
+"""Jinja2 templates for prompts and rendered test files, shipped as package data."""

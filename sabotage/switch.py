@@ -1,0 +1,217 @@
+"""Put a mutant in place inside a live, imported module and take it out again.
+
+The mutated function's code object replaces the ``__code__`` of the LIVE function object, so every
+reference the tests already hold (``from shop.billing import apply_tax``, ``Envelope.to_dict``) runs
+the mutant. Module-level code is never re-executed. Whatever cannot be switched this way safely
+raises ``SwitchUnsafe`` with a reason, and the caller runs that mutant in a fresh process instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+
+class SwitchUnsafe(Exception):
+    """This mutant cannot be switched in-process safely; the message says why."""
+
+
+class MutantInvalid(Exception):
+    """The mutated module source does not compile."""
+
+
+class SwitchProbe(Exception):
+    """Raised by the forced-fail stand-in: proof that tests really run the switched code."""
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A prepared swap: the live function and the code object that replaces its own."""
+
+    live: types.FunctionType
+    code: types.CodeType
+    cache_clearers: tuple[Callable[[], None], ...] = ()
+
+
+@contextmanager
+def switched_in(switch: Switch) -> Iterator[None]:
+    """The mutant is live inside the block; the original code is back afterwards, whatever happens."""
+    saved = switch.live.__code__
+    _clear(switch.cache_clearers)
+    switch.live.__code__ = switch.code
+    try:
+        yield
+    finally:
+        switch.live.__code__ = saved
+        _clear(switch.cache_clearers)
+
+
+def prepare_switch(module: types.ModuleType, qualname: str, mutated_source: str) -> Switch:
+    """Compile the mutated module and pick the target's code object out of it, without running it.
+
+    MutantInvalid: the source does not compile. SwitchUnsafe: anything other than the body of
+    `qualname` changed, the live function cannot be found, or its closure does not fit the new code.
+    """
+    filename = getattr(module, "__file__", None)
+    if not filename:
+        raise SwitchUnsafe(f"module {module.__name__} has no source file")
+    try:
+        mutated_code = compile(mutated_source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise MutantInvalid(f"mutated {module.__name__} does not compile: {exc}") from None
+    original_source = Path(filename).read_text(encoding="utf-8")
+    _require_only_body_changed(original_source, mutated_source, qualname)
+    live, clearers = find_live_function(module, qualname)
+
+    original_codes = _codes_named(compile(original_source, filename, "exec", dont_inherit=True), qualname)
+    mutated_codes = _codes_named(mutated_code, qualname)
+    if len(original_codes) != len(mutated_codes):
+        raise SwitchUnsafe(f"{qualname} is defined {len(original_codes)} time(s) in the original, "
+                           f"{len(mutated_codes)} in the mutant")
+    lines = [c.co_firstlineno for c in original_codes]
+    if live.__code__.co_firstlineno not in lines:
+        raise SwitchUnsafe(f"the loaded {module.__name__} does not match its source file")
+    code = mutated_codes[lines.index(live.__code__.co_firstlineno)]
+    if code.co_freevars != live.__code__.co_freevars:
+        raise SwitchUnsafe(f"closure mismatch for {qualname}: free variables {live.__code__.co_freevars} "
+                           f"in the original, {code.co_freevars} in the mutant")
+    return Switch(live, code, clearers)
+
+
+def prepare_forced_fail(module: types.ModuleType, qualname: str) -> Switch:
+    """A stand-in for the target that raises SwitchProbe on every call (same free variables)."""
+    live, clearers = find_live_function(module, qualname)
+    freevars = live.__code__.co_freevars
+    # The stand-in runs with the target module's globals, so it reaches SwitchProbe through __import__.
+    stub = "\n".join(
+        ["def _outer():"]
+        + [f"    {name} = None" for name in freevars]
+        + ["    def _stand_in(*args, **kwargs):"]
+        + [f"        {name}" for name in freevars]
+        + [f"        raise __import__('sabotage.switch', fromlist=['_']).SwitchProbe({qualname!r})",
+           "    return _stand_in"]
+    )
+    namespace: dict = {}
+    exec(compile(stub, live.__code__.co_filename, "exec", dont_inherit=True), namespace)
+    code = namespace["_outer"]().__code__
+    if code.co_freevars != freevars:
+        raise SwitchUnsafe(f"cannot build a forced-fail stand-in with free variables {freevars}")
+    return Switch(live, code.replace(co_name=live.__code__.co_name, co_qualname=qualname), clearers)
+
+
+def find_live_function(module: types.ModuleType, qualname: str) -> tuple[types.FunctionType, tuple]:
+    """The plain function object behind `qualname`, through classes, descriptors and decorators.
+
+    Also returns the cache_clear of every caching layer met on the way (an lru_cache would
+    otherwise answer from results computed by the original code).
+    """
+    *owners, name = qualname.split(".")
+    holder: object = module
+    for part in owners:
+        holder = getattr(holder, part, None)
+        if not inspect.isclass(holder):
+            raise SwitchUnsafe(f"cannot find class {part} of {qualname} in {module.__name__}")
+    try:
+        obj = inspect.getattr_static(holder, name)
+    except AttributeError:
+        raise SwitchUnsafe(f"cannot find {qualname} in {module.__name__}") from None
+    clearers: list[Callable[[], None]] = []
+    seen: set[int] = set()
+    pending = [obj]
+    while pending:
+        obj = pending.pop(0)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if callable(getattr(obj, "cache_clear", None)):
+            clearers.append(obj.cache_clear)
+        if isinstance(obj, types.FunctionType) and obj.__code__.co_qualname == qualname:
+            return obj, tuple(clearers)
+        pending.extend(_unwrapped(obj))
+    raise SwitchUnsafe(f"cannot reach the function object of {qualname} through its decorators")
+
+
+def _unwrapped(obj: object) -> list[object]:
+    """What a descriptor or decorator wraps: the places the real function may hide."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        return [obj.__func__]
+    if isinstance(obj, property):
+        return [f for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
+    if isinstance(obj, functools.cached_property):
+        return [obj.func]
+    inner = []
+    if hasattr(obj, "__wrapped__"):
+        inner.append(obj.__wrapped__)
+    if isinstance(obj, functools.partial):
+        inner.append(obj.func)
+    # A decorator without functools.wraps keeps the function in its wrapper's closure.
+    for cell in getattr(obj, "__closure__", None) or ():
+        try:
+            inner.append(cell.cell_contents)
+        except ValueError:  # empty cell
+            pass
+    return inner
+
+
+def _codes_named(code: types.CodeType, qualname: str) -> list[types.CodeType]:
+    found = [code] if code.co_qualname == qualname else []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found.extend(_codes_named(const, qualname))
+    return found
+
+
+def _clear(clearers: tuple[Callable[[], None], ...]) -> None:
+    for clear in clearers:
+        clear()
+
+
+class _BodyBlanker(cst.CSTTransformer):
+    """Replaces the body of every definition of one qualname by `pass`."""
+
+    def __init__(self, qualname: str) -> None:
+        self.qualname = qualname
+        self.stack: list[str] = []
+        self.found = 0
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.stack.append(node.name.value)
+        return True
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.stack.pop()
+        return updated
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.stack.append(node.name.value)
+        return True
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        name = ".".join(self.stack)
+        self.stack.pop()
+        # Nested functions get "<locals>" in real qualnames; the target is never nested, so a plain join is enough.
+        if name != self.qualname:
+            return updated
+        self.found += 1
+        return updated.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]))
+
+
+def _require_only_body_changed(original: str, mutated: str, qualname: str) -> None:
+    try:
+        before, after = cst.parse_module(original), cst.parse_module(mutated)
+    except cst.ParserSyntaxError as exc:
+        raise MutantInvalid(f"does not parse: {exc}") from None
+    blank_before, blank_after = _BodyBlanker(qualname), _BodyBlanker(qualname)
+    stripped_before, stripped_after = before.visit(blank_before), after.visit(blank_after)
+    if not blank_before.found:
+        raise SwitchUnsafe(f"{qualname} is not defined in the original source")
+    if not stripped_before.deep_equals(stripped_after):
+        raise SwitchUnsafe(f"the mutant changes code outside the body of {qualname} "
+                           "(module level, signature, defaults or decorators)")

@@ -1,0 +1,161 @@
+"""Kill outcomes, in-process switching with its fallbacks, the forced-fail proof, and worker failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from drafter.killmatrix import SwitchingError, build_kill_matrix
+from sabotage.switch import MutantInvalid, SwitchUnsafe, prepare_forced_fail, prepare_switch, switched_in, SwitchProbe
+
+
+def outcomes(matrix):
+    return {(r.candidate_id.split("::")[1], r.mutant_id.split("#")[1]): r.outcome for r in matrix.results}
+
+
+def test_outcomes_assertion_crash_timeout_survived_and_invalid(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    before = kit.tree_hash(source)
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    mutants = [
+        kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+        kit.mutant(source, name, "double", "raises", "return x * SCALE", "raise ValueError(x)"),
+        kit.mutant(source, name, "double", "loops", "return x * SCALE", "while True:\n        pass"),
+        kit.mutant(source, name, "double", "same", "return x * SCALE", "return SCALE * x"),
+        kit.mutant(source, name, "double", "broken", "return x * SCALE", "return x *"),
+    ]
+    matrix = build_kill_matrix([kit.sound(even, 0.01)], mutants, run, source, jobs=2, max_examples=30,
+                               budget_floor=0.5)
+    assert outcomes(matrix) == {("even", "plus"): "assertion", ("even", "raises"): "crash",
+                                ("even", "loops"): "timeout", ("even", "same"): "survived"}
+    assert matrix.invalid == (f"{name}.core:double#broken",)
+    assert matrix.fresh_process == {}
+    assert 0 < matrix.test_seconds <= 2 * matrix.seconds  # summed over two workers
+    assert kit.tree_hash(source) == before
+    assert not list(source.rglob("__pycache__"))
+
+
+def test_methods_decorated_cached_and_closure_targets_switch_in_process_and_restore(kit, pkg, tmp_path, imported):
+    source, name = pkg
+    core = imported
+    cases = [
+        ("Counter.bump", "return Counter(self.value + by)", "return Counter(self.value - by)",
+         lambda: core.Counter(1).bump(2).value, 3, -1),
+        ("Child.bump", "return super().bump(by * 1)", "return super().bump(by * 5)",
+         lambda: core.Child(0).bump(1).value, 1, 5),
+        ("triple", "return x * 3", "return x * 4", lambda: core.triple(2), 6, 8),
+        ("square", "return x * x", "return x + x", lambda: core.square(3), 9, 6),
+        ("Counter.zero", "return 0", "return 1", lambda: core.Counter.zero(), 0, 1),
+        ("Counter.twice", "return self.value * 2", "return self.value * 3", lambda: core.Counter(2).twice, 4, 6),
+    ]
+    for qualname, old, new, probe, clean, mutated in cases:
+        m = kit.mutant(source, name, qualname, "m", old, new)
+        assert probe() == clean  # also fills the lru_cache of square with the clean answer
+        with switched_in(prepare_switch(core, qualname, m.source)):
+            assert probe() == mutated, qualname
+        assert probe() == clean, qualname
+        with pytest.raises(SwitchProbe):
+            with switched_in(prepare_forced_fail(core, qualname)):
+                probe()
+        assert probe() == clean, qualname
+
+
+def test_unsafe_and_invalid_mutants_are_refused_in_process(kit, pkg, imported):
+    source, name = pkg
+    outside = kit.mutant(source, name, "double", "m", "SCALE = 2", "SCALE = 3")
+    closure = kit.mutant(source, name, "Child.bump", "m", "return super().bump(by * 1)",
+                         "return Counter.bump(self, by)")  # no super(): no __class__ cell
+    default = kit.mutant(source, name, "Counter.__init__", "m", "start=0", "start=1")
+    broken = kit.mutant(source, name, "double", "m", "return x * SCALE", "return x *")
+    body = kit.mutant(source, name, "double", "m", "return x * SCALE", "return x - SCALE")
+    with pytest.raises(SwitchUnsafe, match="outside the body of double"):
+        prepare_switch(imported, "double", outside.source)
+    with pytest.raises(SwitchUnsafe, match="closure mismatch"):
+        prepare_switch(imported, "Child.bump", closure.source)
+    with pytest.raises(SwitchUnsafe, match="outside the body"):
+        prepare_switch(imported, "Counter.__init__", default.source)
+    with pytest.raises(MutantInvalid):
+        prepare_switch(imported, "double", broken.source)
+    assert prepare_switch(imported, "double", body.source).live is imported.double
+
+
+def test_fallback_to_a_fresh_process_is_recorded_with_its_reason(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    child = kit.rendered(run, name, "Child.bump", "adds", "assert Child(0).bump(x).value == x")
+    mutants = [
+        kit.mutant(source, name, "double", "scale", "SCALE = 2", "SCALE = 3"),
+        kit.mutant(source, name, "double", "import_fails", "SCALE = 2", "SCALE = undefined_name"),
+        kit.mutant(source, name, "Child.bump", "no_super", "return super().bump(by * 1)",
+                   "return Counter.bump(self, by + 1)"),
+        kit.mutant(source, name, "double", "in_process", "return x * SCALE", "return x * SCALE + 1"),
+    ]
+    matrix = build_kill_matrix([kit.sound(even), kit.sound(child)], mutants, run, source, jobs=2, max_examples=20)
+    ids = [m.id for m in mutants]
+    assert outcomes(matrix) == {("even", "scale"): "assertion", ("adds", "no_super"): "assertion",
+                                ("even", "in_process"): "assertion"}
+    assert set(matrix.fresh_process) == {ids[0], ids[1], ids[2]}
+    assert "outside the body of double" in matrix.fresh_process[ids[0]]
+    assert "closure mismatch" in matrix.fresh_process[ids[2]]
+    assert matrix.invalid == (ids[1],)
+
+
+def test_forced_fail_proof_names_the_candidate_that_does_not_call_its_target(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    calls = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    ignores = kit.rendered(run, name, "double", "ignores", "assert x * 2 == x + x")
+    swallows = kit.rendered(run, name, "double", "swallows", "try:\n    double(x)\nexcept Exception:\n    pass")
+    plus = kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE")
+    kept = build_kill_matrix([kit.sound(calls)], [plus], run, source, jobs=1, max_examples=10)
+    assert outcomes(kept) == {("even", "plus"): "assertion"}
+    with pytest.raises(SwitchingError) as error:
+        build_kill_matrix([kit.sound(calls), kit.sound(ignores), kit.sound(swallows)], [plus], run, source,
+                          jobs=1, max_examples=10)
+    assert "::ignores" in str(error.value) and "::swallows" in str(error.value)
+    assert "::even" not in str(error.value)
+
+
+def test_results_are_identical_for_one_and_two_jobs(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    items = [kit.sound(kit.rendered(run, name, "absolute", "non_negative", "assert absolute(x) >= 0")),
+             kit.sound(kit.rendered(run, name, "absolute", "keeps_positive", "assume(x > 0)\nassert absolute(x) == x")),
+             kit.sound(kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"))]
+    mutants = [
+        kit.mutant(source, name, "absolute", "flip", "if x < 0:", "if x > 0:"),
+        kit.mutant(source, name, "absolute", "ret", "        return -x", "        return x"),
+        kit.mutant(source, name, "absolute", "none", "    return x\n\n\ndef _traced", "    return None\n\n\ndef _traced"),
+        kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+    ]
+
+    def strip(matrix):
+        return [(r.candidate_id, r.mutant_id, r.outcome, r.detail) for r in matrix.results]
+
+    one = build_kill_matrix(items, mutants, run, source, jobs=1, max_examples=30)
+    two = build_kill_matrix(items, mutants, run, source, jobs=2, max_examples=30)
+    assert strip(one) == strip(two)
+    assert len(one.results) == 3 * 2 + 1
+    assert ("keeps_positive", "ret") in {k for k, v in outcomes(one).items() if v == "survived"}
+
+
+def test_a_hung_or_dead_worker_is_replaced_and_other_pairs_complete(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    items = [kit.sound(kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"), 0.01),
+             kit.sound(kit.rendered(run, name, "double", "signed", "assert (double(x) < 0) == (x < 0)"), 0.01)]
+    mutants = [
+        # A C-level loop: the soft timer cannot interrupt it, so the parent must kill the worker.
+        kit.mutant(source, name, "double", "hang", "return x * SCALE", "return sum(range(10**15))"),
+        kit.mutant(source, name, "double", "exit", "return x * SCALE", "import os\n    os._exit(3)"),
+        kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+        kit.mutant(source, name, "double", "neg", "return x * SCALE", "return -x * SCALE"),
+    ]
+    matrix = build_kill_matrix(items, mutants, run, source, jobs=2, max_examples=20, budget_floor=0.3)
+    got = outcomes(matrix)
+    assert got[("even", "hang")] == got[("signed", "hang")] == "timeout"
+    assert got[("even", "exit")] == got[("signed", "exit")] == "crash"
+    assert got[("even", "plus")] == "assertion" and got[("signed", "plus")] == "survived"
+    assert got[("even", "neg")] == "survived" and got[("signed", "neg")] == "assertion"
+    assert "died" in next(r.detail for r in matrix.results if r.mutant_id.endswith("#exit"))
