@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from drafter.config import Settings
 from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
-from drafter.errors import SourceError
+from drafter.errors import DrafterError, SourceError
 from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
 
 if TYPE_CHECKING:
@@ -261,7 +261,11 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
     dropped: dict[str, tuple[int, int]] = {}
     with clock.measure("mutants"):
         for target in extraction.targets:
-            mutant_set = mutants_for(target, source_dir)
+            try:
+                mutant_set = mutants_for(target, source_dir)
+            except DrafterError as exc:
+                warnings.append(f"{target.id}: no mutants, {exc}")
+                continue
             mutants.extend(mutant_set.mutants)
             dropped[target.id] = (mutant_set.dropped_equivalent, mutant_set.dropped_duplicate)
         if settings.known_bad is not None:
