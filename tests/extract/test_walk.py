@@ -1,0 +1,105 @@
+"""Which files extraction reads, what it reports for bad ones, select globs, corpus names, read-only SRC."""
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from drafter.errors import SourceError
+from drafter.extract import extract, list_corpus
+
+GOOD = "def kept(x: int) -> int:\n    return x\n"
+
+
+def test_tests_vendored_private_and_generated_files_are_skipped(write_tree):
+    skipped = [
+        "app/test_app.py", "app/app_test.py", "app/conftest.py", "app/tests/helpers.py", "test/x.py",
+        "setup.py", "app/__main__.py", "app/_internal.py", "_private_pkg/mod.py",
+        "venv/lib/mod.py", ".venv/lib/mod.py", "env2/lib/mod.py", "lib/site-packages/mod.py", "build/lib/mod.py",
+        "dist/mod.py", "node_modules/mod.py", "vendor/mod.py", "third_party/mod.py", "app/_vendor/mod.py",
+        "app/__pycache__/mod.py", ".git/mod.py", ".tox/mod.py", ".hidden/mod.py", "oracle/mod.py",
+        "workspace/runs/mod.py", "pkg.egg-info/mod.py",
+    ]
+    files = {rel: GOOD for rel in skipped}
+    files["env2/pyvenv.cfg"] = "home = /usr\n"  # a virtual environment under an unusual name
+    files |= {"app/__init__.py": GOOD, "app/core.py": GOOD, "app/sub/deep.py": GOOD, "top.py": GOOD}
+    extraction = extract(write_tree(files))
+    assert [t.id for t in extraction.targets] == ["app:kept", "app.core:kept", "app.sub.deep:kept", "top:kept"]
+    assert [t.file for t in extraction.targets] == ["app/__init__.py", "app/core.py", "app/sub/deep.py", "top.py"]
+    assert set(extraction.module_names) == {"app", "app.core", "app.sub.deep", "top"}
+
+
+def test_bad_files_are_reported_and_their_siblings_still_extracted(write_tree):
+    src = write_tree({
+        "pkg/__init__.py": "",
+        "pkg/a_before.py": GOOD,
+        "pkg/broken.py": "def ok():\n    return 1\n\ndef broken(:\n    pass\n",
+        "pkg/z_after.py": GOOD,
+    })
+    (src / "pkg" / "latin.py").write_bytes(b"def bad():\n    return '\xff\xfe'\n")  # not UTF-8, no coding line
+    extraction = extract(src)
+    assert [t.id for t in extraction.targets] == ["pkg.a_before:kept", "pkg.z_after:kept"]
+    errors = {e.file: e.reason for e in extraction.errors}
+    assert set(errors) == {"pkg/broken.py", "pkg/latin.py"}
+    assert "syntax error at line" in errors["pkg/broken.py"] and "column" in errors["pkg/broken.py"]
+    assert "utf-8" in errors["pkg/latin.py"]
+    assert "pkg.broken" not in extraction.module_names and "pkg.a_before" in extraction.module_names
+
+
+def test_declared_encoding_is_honoured(write_tree):
+    src = write_tree({})
+    (src / "legacy.py").write_bytes(b"# -*- coding: latin-1 -*-\ndef caf\xe9_name():\n    '''Caf\xe9.'''\n")
+    extraction = extract(src)
+    assert [t.id for t in extraction.targets] == ["legacy:café_name"]
+    assert extraction.targets[0].docstring == "Café." and not extraction.errors
+
+
+def test_missing_or_non_folder_src_raises_source_error(tmp_path, write_tree):
+    with pytest.raises(SourceError, match="nowhere"):
+        extract(tmp_path / "nowhere")
+    (tmp_path / "file.py").write_text(GOOD)
+    with pytest.raises(SourceError, match="file.py"):
+        extract(tmp_path / "file.py")
+    assert [t.id for t in extract(write_tree({"m.py": GOOD})).targets] == ["m:kept"]  # a real folder is fine
+
+
+def test_select_globs_keep_only_matching_targets(shop_src):
+    everything = extract(shop_src)
+    billing = extract(shop_src, select=["shop.billing:*"])
+    assert billing.targets and {t.module for t in billing.targets} == {"shop.billing"}
+    assert [t for t in everything.targets if t.module == "shop.billing"] == list(billing.targets)
+    assert [t.id for t in extract(shop_src, select=["*:apply_tax"]).targets] == ["shop.billing:apply_tax"]
+    both = extract(shop_src, select=["*:apply_tax", "*.to_dict"])
+    assert [t.id for t in both.targets] == ["shop.billing:apply_tax", "shop.envelope:Envelope.to_dict"]
+    assert extract(shop_src, select=["nothing:*"]).targets == ()
+    assert billing.classes == everything.classes and billing.module_names == everything.module_names
+
+
+def test_corpus_names_relative_sorted_deduplicated(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder, names in ((one, ["b.txt", "a.json", "sub/c.diff", ".hidden"]), (two, ["a.json", "z.txt"])):
+        for name in names:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text("SECRET CONTENT")
+    assert list_corpus([one, two]) == ("a.json", "b.txt", "sub/c.diff", "z.txt")
+    assert list_corpus([]) == ()
+    with pytest.raises(SourceError, match="missing"):
+        list_corpus([one, tmp_path / "missing"])
+
+
+def test_missing_corpus_dir_is_an_error_for_extract_too(shop_src, tmp_path):
+    with pytest.raises(SourceError, match="no-corpus"):
+        extract(shop_src, corpus_dirs=[tmp_path / "no-corpus"])
+    assert "SECRET" not in str(extract(shop_src, corpus_dirs=[shop_src / "corpus"]).corpus)
+
+
+def test_src_is_left_untouched(shop_src, tmp_path, tree_digest):
+    src = tmp_path / "shop"
+    shutil.copytree(shop_src, src, ignore=shutil.ignore_patterns("__pycache__"))
+    before = tree_digest(src)
+    time.sleep(0.01)  # so that a rewrite would show in the modification times
+    extraction = extract(src, corpus_dirs=[src / "corpus"])
+    assert extraction.targets
+    assert tree_digest(src) == before
+    assert not list(src.rglob("__pycache__"))
