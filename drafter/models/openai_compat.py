@@ -1,0 +1,219 @@
+"""`openai:MODEL`: any OpenAI-compatible chat-completions server through the official `openai` client.
+
+Retries are ours (the client's own are switched off) so that every attempt is bounded, counted and testable.
+Reply semantics: `text=None` + `error` = the call failed for good; `text` + `error` = a usable but suspect reply
+(today only truncation: finish_reason "length"; the text is kept verbatim for the parse stage to judge).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import openai
+from openai import OpenAI
+
+from drafter.data import Extraction, Prompt, Reply, TokenUsage
+from drafter.errors import ConfigError
+from drafter.prompt import CANDIDATE_SCHEMA
+
+PLACEHOLDER_KEY = "not-needed-for-local-servers"
+RETRYABLE_STATUS = {408, 409, 429}
+# Words servers use when they do not support structured output (OpenAI, vLLM, Ollama, llama.cpp).
+SCHEMA_REJECTION_WORDS = ("response_format", "json_schema", "structured output", "unknown parameter", "unrecognized request argument")
+
+
+class OpenAIBackend:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        concurrency: int = 4,
+        temperature: float = 0.2,
+        timeout: float = 60.0,
+        retries: int = 3,
+        max_tokens: int | None = None,
+        backoff: float = 1.0,
+        max_wait: float = 30.0,
+    ):
+        if concurrency < 1:
+            raise ConfigError(f"--concurrency {concurrency}: must be at least 1")
+        if retries < 0:
+            raise ConfigError(f"--retries {retries}: must not be negative")
+        self.model = model
+        self.name = f"openai:{model}"
+        self.concurrency = concurrency
+        self.temperature = temperature
+        self.timeout = timeout
+        self.retries = retries
+        self.max_tokens = max_tokens
+        self.backoff = backoff  # first retry waits this long, then doubles
+        self.max_wait = max_wait  # cap on any single wait, Retry-After included
+        self.client = OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self._structured = True  # switched off for the rest of the run once the server rejects json_schema
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_environment(cls, model: str, *, base_url: str | None = None, **options) -> OpenAIBackend:
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            if not base_url:
+                raise ConfigError(
+                    f"--model openai:{model}: set OPENAI_API_KEY (or point --base-url / OPENAI_BASE_URL at a local server)"
+                )
+            api_key = PLACEHOLDER_KEY  # local servers (vLLM, Ollama, llama.cpp) accept any key
+        return cls(model, api_key=api_key, base_url=base_url, **options)
+
+    @property
+    def structured(self) -> bool:
+        return self._structured
+
+    def propose(
+        self,
+        prompts: Sequence[Prompt],
+        extraction: Extraction,
+        on_reply: Callable[[Reply], None] | None = None,
+    ) -> list[Reply]:
+        replies: list[Reply | None] = [None] * len(prompts)
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="drafter-model") as pool:
+            futures = {pool.submit(self._ask, prompt): i for i, prompt in enumerate(prompts)}
+            for future in as_completed(futures):
+                reply = future.result()
+                replies[futures[future]] = reply
+                if on_reply:
+                    on_reply(reply)
+        return [r for r in replies if r is not None]
+
+    def _ask(self, prompt: Prompt) -> Reply:
+        """One target's call with retries; never raises for a failure of this target."""
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            structured = self._structured
+            try:
+                response = self.client.chat.completions.create(**self._request(prompt, structured))
+            except openai.APIStatusError as exc:
+                if structured and _rejects_schema(exc):
+                    with self._lock:
+                        self._structured = False
+                    attempt -= 1  # a fallback is not a retry
+                    continue
+                if _retryable_status(exc.status_code) and attempt <= self.retries:
+                    time.sleep(self._wait(attempt, _retry_after(exc)))
+                    continue
+                return self._failure(prompt, started, attempt, f"HTTP {exc.status_code}: {_message(exc)}")
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                # APITimeoutError subclasses APIConnectionError; both are worth another try.
+                if attempt <= self.retries:
+                    time.sleep(self._wait(attempt, None))
+                    continue
+                what = "timed out" if isinstance(exc, openai.APITimeoutError) else f"connection failed ({exc})"
+                return self._failure(prompt, started, attempt, what)
+            except (openai.OpenAIError, ValueError) as exc:
+                # The client raises JSONDecodeError (a ValueError) for a body that is not JSON.
+                return self._failure(prompt, started, attempt, f"malformed response: {type(exc).__name__}: {exc}")
+            except Exception as exc:  # one target's failure must never stop the run
+                return self._failure(prompt, started, attempt, f"client error: {type(exc).__name__}: {exc}")
+            return self._success(prompt, started, attempt, response)
+
+    def _request(self, prompt: Prompt, structured: bool) -> dict:
+        request = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": prompt.system},
+                {"role": "user", "content": prompt.user},
+            ],
+            "temperature": self.temperature,
+            "timeout": self.timeout,
+        }
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
+        if structured:
+            request["response_format"] = {
+                "type": "json_schema",
+                # strict=False: `inputs` is an open mapping, which strict mode cannot express.
+                "json_schema": {"name": "candidates", "schema": CANDIDATE_SCHEMA, "strict": False},
+            }
+        return request
+
+    def _wait(self, attempt: int, retry_after: float | None) -> float:
+        wait = retry_after if retry_after is not None else self.backoff * 2 ** (attempt - 1)
+        return max(0.0, min(wait, self.max_wait))
+
+    def _failure(self, prompt: Prompt, started: float, attempts: int, why: str) -> Reply:
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return Reply(
+            prompt.target,
+            None,
+            error=f"{self.name}: {why}{tries}",
+            seconds=time.perf_counter() - started,
+            model=self.name,
+        )
+
+    def _success(self, prompt: Prompt, started: float, attempts: int, response) -> Reply:
+        seconds = time.perf_counter() - started
+        usage = _usage(response)
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
+            return Reply(prompt.target, None, error=f"{self.name}: malformed response: no choices", usage=usage,
+                         seconds=seconds, model=self.name)
+        choice = choices[0]
+        text = choice.message.content
+        model = f"openai:{response.model}" if getattr(response, "model", None) else self.name
+        if not text:
+            reason = getattr(choice.message, "refusal", None) or f"finish_reason {choice.finish_reason!r}"
+            return Reply(prompt.target, None, error=f"{self.name}: empty reply ({reason})", usage=usage,
+                         seconds=seconds, model=model)
+        error = None
+        if choice.finish_reason == "length":
+            error = f"{self.name}: reply truncated at the token limit (finish_reason 'length'); raise --max-tokens"
+        return Reply(prompt.target, text, error=error, usage=usage, seconds=seconds, model=model)
+
+
+def _usage(response) -> TokenUsage | None:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
+    completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+    total = getattr(usage, "total_tokens", 0) or prompt_tokens + completion_tokens
+    return TokenUsage(prompt_tokens, completion_tokens, total)
+
+
+def _retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+def _rejects_schema(exc: openai.APIStatusError) -> bool:
+    if exc.status_code not in (400, 422):
+        return False
+    text = f"{_message(exc)} {getattr(exc, 'param', '') or ''}".lower()
+    return any(word in text for word in SCHEMA_REJECTION_WORDS)
+
+
+def _message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return str(exc.message)
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff

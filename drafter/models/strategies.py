@@ -1,0 +1,416 @@
+"""Bounded Hypothesis strategy expressions (source text) for one parameter.
+
+From its annotation when there is one; otherwise guessed from the default value, the body's usage evidence
+(found by the extract stage), the docstring and the name. Every guess records what it was based on.
+Annotations are type expressions, not code, so they are read with `ast` and nothing is imported or evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field, replace
+
+from drafter.data import ClassInfo, Param
+
+MAX_TEXT = 20
+MAX_ITEMS = 10
+MAX_INNER = 5  # collections nested inside collections stay small
+MAX_DEPTH = 3
+
+NUMERIC = ("int", "float", "decimal", "fraction")
+MONEY_NAMES = {"amount", "price", "total", "cost", "subtotal", "balance", "fee", "tax", "money", "payment", "charge"}
+RATE_NAMES = {"rate", "ratio", "percent", "percentage", "pct", "factor", "fraction", "discount", "share", "weight"}
+COUNT_FROM_ONE = {"parts", "chunks", "groups", "buckets", "pieces", "ways", "batches", "pages", "workers", "n_parts"}
+COUNT_NAMES = {"n", "count", "size", "length", "limit", "width", "height", "times", "repeat", "k", "num", "number",
+               "depth", "index", "idx", "i", "j", "offset", "start", "stop", "end", "lineno", "indent", "ceiling", "floor"}
+STATUS_NAMES = {"status", "status_code", "http_status"}
+TEXT_NAMES = {"s", "text", "string", "name", "code", "label", "title", "slug", "word", "key", "prefix", "suffix",
+              "sep", "separator", "message", "msg", "url", "email", "line", "path", "currency", "query", "template"}
+BYTES_NAMES = {"blob", "buf", "buffer", "payload", "raw_bytes", "octets"}
+BOOL_NAMES = {"flag", "strict", "verbose", "enabled", "reverse", "force", "quiet", "dry_run"}
+TEXT_ITEM_NAMES = {"lines", "words", "names", "keys", "tags", "strings", "labels", "codes", "texts", "rows"}
+USAGE_PRIORITY = ("mapping", "bytes", "text", "sequence", "number", "bool")
+DOC_TYPE_WORDS = {"int": "int", "integer": "int", "float": "float", "number": "int", "str": "str", "string": "str",
+                  "text": "str", "bytes": "bytes", "bool": "bool", "boolean": "bool", "list": "list",
+                  "sequence": "list", "iterable": "list", "dict": "dict", "mapping": "dict", "decimal": "decimal"}
+
+
+@dataclass(frozen=True)
+class Guess:
+    expr: str
+    kind: str  # int float decimal fraction str bytes bool none list tuple dict set enum class literal any union
+    basis: str  # what the guess was based on, for the candidate's rationale
+    elem: Guess | None = None  # element guess of list/tuple/set kinds
+    cls: str | None = None  # class name for kind class/enum
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a guess may use: the module's public names, its classes, the target's docstring."""
+
+    module_names: frozenset[str] = frozenset()
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    docstring: str = ""
+    safe_text: bool = False  # text that survives a line-based text form: letters and digits only
+    nonneg: frozenset[str] = frozenset()  # params the docstring says must not be negative
+
+
+def param_guess(param: Param, ctx: Context) -> Guess | None:
+    """A strategy for `param`, or None when there is nothing to go on."""
+    if param.annotation:
+        guess = annotation_guess(param.annotation, param.name, ctx)
+        if guess is not None and param.default == "None" and guess.kind not in ("none", "union"):
+            guess = Guess(f"st.one_of(st.none(), {guess.expr})", "union", guess.basis + ", default None")
+        return guess
+    return unannotated_guess(param, ctx)
+
+
+def annotation_guess(text: str, name: str, ctx: Context) -> Guess | None:
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    guess = _from_node(node, name, ctx, 0)
+    return replace(guess, basis=f"annotation {text}") if guess else None
+
+
+def _from_node(node: ast.expr, name: str, ctx: Context, depth: int) -> Guess | None:
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a forward reference "Hunk"
+        try:
+            return _from_node(ast.parse(node.value, mode="eval").body, name, ctx, depth)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Constant) and node.value is None:
+        return Guess("st.none()", "none", "")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union([node.left, node.right], name, ctx, depth)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return _simple(_dotted(node), name, ctx, depth)
+    if isinstance(node, ast.Subscript):
+        head = _dotted(node.value).rsplit(".", 1)[-1]
+        args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return _generic(head, args, name, ctx, depth)
+    return None
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+def _simple(dotted: str, name: str, ctx: Context, depth: int) -> Guess | None:
+    head = dotted.rsplit(".", 1)[-1]
+    scalar = _scalar(head, name, ctx)
+    if scalar is not None:
+        return scalar
+    if head in ("list", "List", "Sequence", "Iterable", "Collection", "MutableSequence"):
+        return _collection("list", [_any(depth)], name, ctx, depth)
+    if head in ("dict", "Dict", "Mapping", "MutableMapping"):
+        return _generic("dict", [ast.Name("str"), ast.Name("int")], name, ctx, depth)
+    if head in ("Any", "object"):
+        return _any(depth)
+    return _class(dotted, ctx, depth)
+
+
+def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
+    nonneg = name in ctx.nonneg
+    if head == "int":
+        return Guess(int_expr(name, nonneg), "int", "")
+    if head == "float":
+        low = "0.0" if nonneg else "-1000000.0"
+        return Guess(f"st.floats(min_value={low}, max_value=1000000.0, allow_nan=False)", "float", "")
+    if head == "Decimal":
+        return Guess(decimal_expr(name, nonneg), "decimal", "")
+    if head == "Fraction":
+        low = 0 if nonneg else -1000
+        return Guess(f"st.fractions(min_value={low}, max_value=1000, max_denominator=1000)", "fraction", "")
+    if head == "str":
+        return Guess(text_expr(ctx.safe_text), "str", "")
+    if head == "bytes":
+        return Guess("st.binary(max_size=64)", "bytes", "")
+    if head == "bool":
+        return Guess("st.booleans()", "bool", "")
+    if head == "None":
+        return Guess("st.none()", "none", "")
+    return None
+
+
+def _any(depth: int) -> Guess:
+    return Guess(f"st.one_of(st.none(), st.booleans(), {int_expr('', False)}, st.text(max_size={MAX_TEXT}))", "any", "")
+
+
+def _generic(head: str, args: list[ast.expr], name: str, ctx: Context, depth: int) -> Guess | None:
+    if head == "Optional":
+        return _union([args[0], ast.Constant(None)], name, ctx, depth)
+    if head == "Union":
+        return _union(args, name, ctx, depth)
+    if head == "Literal":
+        values = [ast.unparse(a) for a in args]
+        return Guess(f"st.sampled_from([{', '.join(values)}])", "literal", "")
+    if head == "Annotated":
+        return _from_node(args[0], name, ctx, depth)
+    if head in ("list", "List", "Sequence", "Iterable", "Collection", "MutableSequence"):
+        return _collection("list", args[:1], name, ctx, depth)
+    if head in ("set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet"):
+        return _collection("frozenset" if "rozen" in head else "set", args[:1], name, ctx, depth)
+    if head in ("tuple", "Tuple"):
+        if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
+            return _collection("tuple", args[:1], name, ctx, depth)
+        parts = [_from_node(a, name, ctx, depth + 1) for a in args]
+        if any(p is None for p in parts):
+            return None
+        return Guess(f"st.tuples({', '.join(p.expr for p in parts)})", "tuple", "")
+    if head in ("dict", "Dict", "Mapping", "MutableMapping"):
+        if len(args) != 2:
+            return None
+        keys = _from_node(args[0], "key", replace(ctx, safe_text=ctx.safe_text), depth + 1)
+        values = _from_node(args[1], "value", ctx, depth + 1)
+        if keys is None or values is None or keys.kind in ("list", "dict", "set"):
+            return None
+        if ctx.safe_text and keys.kind == "str":
+            keys = Guess(text_expr(True, min_size=1), "str", "")
+        size = MAX_INNER if depth else MAX_ITEMS
+        return Guess(f"st.dictionaries({keys.expr}, {values.expr}, max_size={size})", "dict", "")
+    return None
+
+
+def _collection(kind: str, args: list, name: str, ctx: Context, depth: int) -> Guess | None:
+    elem = args[0] if args else None
+    if isinstance(elem, Guess):
+        inner = elem
+    elif elem is None:
+        inner = _any(depth)
+    else:
+        inner = _from_node(elem, _singular(name), ctx, depth + 1)
+    if inner is None:
+        return None
+    if kind in ("set", "frozenset") and inner.kind in ("list", "dict", "set"):
+        return None  # unhashable elements
+    size = MAX_INNER if depth else MAX_ITEMS
+    if kind == "list":
+        expr = f"st.lists({inner.expr}, max_size={size})"
+    elif kind == "tuple":
+        expr = f"st.lists({inner.expr}, max_size={size}).map(tuple)"
+    else:
+        expr = f"st.{'frozensets' if kind == 'frozenset' else 'sets'}({inner.expr}, max_size={size})"
+    return Guess(expr, "list" if kind == "tuple" else kind, "", elem=inner)
+
+
+def _union(args: list[ast.expr], name: str, ctx: Context, depth: int) -> Guess | None:
+    parts = [_from_node(a, name, ctx, depth) for a in args]
+    if any(p is None for p in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return Guess(f"st.one_of({', '.join(p.expr for p in parts)})", "union", "")
+
+
+def _class(dotted: str, ctx: Context, depth: int) -> Guess | None:
+    head = dotted.rsplit(".", 1)[-1]
+    info = ctx.classes.get(head)
+    if info is None or head not in ctx.module_names:
+        return None  # the test could not name it
+    if info.kind == "enum":
+        return Guess(f"st.sampled_from({head})", "enum", "", cls=head)
+    return class_builds(info, ctx, depth)
+
+
+def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
+    """`st.builds(Cls, field=...)` from the class's fields; fields with defaults may be left to them."""
+    args = []
+    for param in info.fields:
+        if param.kind in ("var_positional", "var_keyword"):
+            continue
+        sub = replace(ctx, nonneg=frozenset())
+        guess = (_from_node(ast.parse(param.annotation, mode="eval").body, param.name, sub, depth + 1)
+                 if param.annotation and _parses(param.annotation) else unannotated_guess(param, sub))
+        if guess is None:
+            if param.default is None:
+                return None
+            continue
+        args.append(f"{param.name}={guess.expr}")
+    expr = f"st.builds({info.name}{''.join(', ' + a for a in args)})"
+    return Guess(expr, "class", "", cls=info.name)
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+        return True
+    except SyntaxError:
+        return False
+
+
+# ------------------------------------------------------------------ scalar expressions
+
+
+def int_expr(name: str, nonneg: bool) -> str:
+    low, high = -1000, 1000
+    if name in COUNT_FROM_ONE:
+        low, high = 1, 50
+    elif name in COUNT_NAMES or name.startswith(("n_", "num_")) or name.endswith(("_count", "_size")):
+        low, high = 0, 50
+    elif name in STATUS_NAMES:
+        low, high = 100, 599
+    elif nonneg:
+        low = 0
+    return f"st.integers(min_value={low}, max_value={high})"
+
+
+def decimal_expr(name: str, nonneg: bool) -> str:
+    if name in RATE_NAMES or name.endswith("_rate"):
+        return "st.decimals(min_value=Decimal('0'), max_value=Decimal('1'), places=4)"
+    low = "0.00" if nonneg else "-1000000.00"
+    if name in MONEY_NAMES or name.endswith(("_amount", "_price", "_total")):
+        return f"st.decimals(min_value=Decimal('{low}'), max_value=Decimal('1000000.00'), places=2)"
+    return f"st.decimals(min_value=Decimal('{low}'), max_value=Decimal('1000000.00'), places=4)"
+
+
+def text_expr(safe: bool, min_size: int = 0) -> str:
+    least = f"min_size={min_size}, " if min_size else ""
+    if safe:
+        return f"st.text(alphabet=string.ascii_letters + string.digits, {least}max_size=10)"
+    return f"st.text({least}max_size={MAX_TEXT})"
+
+
+def _singular(name: str) -> str:
+    return name[:-1] if name.endswith("s") and len(name) > 2 else name
+
+
+# ------------------------------------------------------------------ unannotated parameters
+
+
+def unannotated_guess(param: Param, ctx: Context) -> Guess | None:
+    """Default value, then body usage, then docstring, then name; the basis lists every clue used."""
+    name = param.name
+    from_default = _default_guess(param, ctx)
+    usage_kinds = [u.kind for u in param.usage]
+    evidence = "; ".join(u.evidence for u in param.usage)
+    usage_kind = next((k for k in USAGE_PRIORITY if k in usage_kinds), None)
+    if from_default is not None and from_default.kind != "none":
+        basis = f"default {param.default}"
+        if usage_kind:
+            basis += f" and body usage ({evidence})"
+        return replace(from_default, basis=basis)
+    optional = from_default is not None  # default None: also try None itself
+    guess = None
+    if usage_kind:
+        guess = _kind_guess(usage_kind, name, ctx)
+        if guess:
+            guess = replace(guess, basis=f"body usage of {name} ({evidence})")
+    if guess is None:
+        doc_kind = _docstring_kind(name, ctx.docstring)
+        if doc_kind:
+            guess = _kind_guess(doc_kind, name, ctx)
+            if guess:
+                guess = replace(guess, basis=f"docstring describes {name} as {doc_kind}")
+    if guess is None:
+        name_kind = _name_kind(name)
+        if name_kind:
+            guess = _kind_guess(name_kind, name, ctx)
+            if guess:
+                guess = replace(guess, basis=f"parameter name {name!r} suggests {name_kind}")
+    if guess is not None and optional:
+        guess = Guess(f"st.one_of(st.none(), {guess.expr})", "union", guess.basis + ", default None")
+    return guess
+
+
+def _default_guess(param: Param, ctx: Context) -> Guess | None:
+    if param.default is None:
+        return None
+    try:
+        value = ast.literal_eval(param.default)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if value is None:
+        return Guess("st.none()", "none", "")
+    if isinstance(value, bool):
+        return Guess("st.booleans()", "bool", "")
+    if isinstance(value, int):
+        low, high = min(0, 2 * value), max(100, 2 * value)
+        return Guess(f"st.integers(min_value={low}, max_value={high})", "int", "")
+    if isinstance(value, float):
+        low, high = min(0.0, 2 * value), max(100.0, 2 * value)
+        return Guess(f"st.floats(min_value={low!r}, max_value={high!r}, allow_nan=False)", "float", "")
+    if isinstance(value, str):
+        return Guess(text_expr(ctx.safe_text), "str", "")
+    if isinstance(value, bytes):
+        return Guess("st.binary(max_size=64)", "bytes", "")
+    if isinstance(value, (list, tuple)):
+        return _kind_guess("sequence", param.name, ctx)
+    if isinstance(value, dict):
+        return _kind_guess("mapping", param.name, ctx)
+    return None
+
+
+def _kind_guess(kind: str, name: str, ctx: Context) -> Guess | None:
+    nonneg = name in ctx.nonneg
+    if kind == "text":
+        return Guess(text_expr(ctx.safe_text), "str", "")
+    if kind in ("number", "int"):
+        return Guess(int_expr(name, nonneg), "int", "")
+    if kind == "float":
+        return _scalar("float", name, ctx)
+    if kind == "decimal":
+        return _scalar("Decimal", name, ctx)
+    if kind in ("str", "bytes", "bool"):
+        return _scalar({"str": "str", "bytes": "bytes", "bool": "bool"}[kind], name, ctx)
+    if kind in ("sequence", "list"):
+        if name in TEXT_ITEM_NAMES:
+            item = Guess(text_expr(ctx.safe_text), "str", "")
+        else:
+            item = Guess("st.integers(min_value=-1000, max_value=1000)", "int", "")
+        return _collection("list", [item], name, ctx, 0)
+    if kind in ("mapping", "dict"):
+        return Guess(f"st.dictionaries(st.text(max_size=10), st.integers(min_value=-1000, max_value=1000), "
+                     f"max_size={MAX_ITEMS})", "dict", "")
+    return None  # callables: no honest guess of their contract
+
+
+def _docstring_kind(name: str, docstring: str) -> str | None:
+    """Google/NumPy/Sphinx parameter types: `name (int):`, `name : str`, `:type name: list`."""
+    if not docstring:
+        return None
+    patterns = (rf"\b{re.escape(name)}\s*\(\s*(\w+)", rf"^\s*{re.escape(name)}\s*:\s*(\w+)",
+                rf":type\s+{re.escape(name)}\s*:\s*(\w+)", rf"\b{re.escape(name)}\b[^.]*?\b(?:a|an|the)\s+(\w+)")
+    for pattern in patterns:
+        for match in re.finditer(pattern, docstring, flags=re.MULTILINE | re.IGNORECASE):
+            kind = DOC_TYPE_WORDS.get(match.group(1).lower())
+            if kind:
+                return kind
+    return None
+
+
+def _name_kind(name: str) -> str | None:
+    if name in BOOL_NAMES or name.startswith(("is_", "has_", "allow_", "use_")):
+        return "bool"
+    if name in COUNT_NAMES or name in COUNT_FROM_ONE or name in STATUS_NAMES or name.startswith(("n_", "num_")):
+        return "number"
+    if name in MONEY_NAMES or name in RATE_NAMES:
+        return "decimal"
+    if name in TEXT_NAMES or name.endswith(("_name", "_text", "_code", "_str")):
+        return "text"
+    if name in BYTES_NAMES or name.endswith("_bytes"):
+        return "bytes"
+    if name in TEXT_ITEM_NAMES or (name.endswith("s") and len(name) > 2 and not name.endswith("ss")):
+        return "sequence"
+    return None
+
+
+def nonnegative_params(params: tuple[Param, ...], docstring: str) -> frozenset[str]:
+    """Params a docstring sentence says must not be negative (or must be positive)."""
+    found = set()
+    for sentence in re.split(r"(?<=[.;])\s+", docstring or ""):
+        lowered = sentence.lower()
+        if not re.search(r"(not|never) (be )?negative|non-?negative|must be positive|>= ?0", lowered):
+            continue
+        for param in params:
+            if re.search(rf"\b{re.escape(param.name.lower())}\b", lowered):
+                found.add(param.name)
+    return frozenset(found)
