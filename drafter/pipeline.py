@@ -231,7 +231,7 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
             try:
                 result = render(item.candidate, extraction.target(item.target), extraction, max_examples=settings.max_examples)
             except RenderError as exc:
-                reject(item.id, Verdict("render", False, "render_error", str(exc)))
+                reject(item.id, exc.verdict)
             else:
                 write_text(run_dir / result.path, result.source)
                 rendered[item.id] = result

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import jinja2
 
+from drafter.allowed import MAX_COLLECTION_SIZE, PURE_STDLIB
 from drafter.data import CANDIDATE_KINDS, Extraction, Prompt, Target
 from drafter.errors import ConfigError
 
-PURE_STDLIB = ("math", "decimal", "fractions", "string", "itertools", "functools", "operator", "collections", "datetime", "re")
-MAX_COLLECTION_SIZE = 50
 
 # The reply contract, also sent as a json_schema response format to servers that support it.
 CANDIDATE_SCHEMA: dict = {

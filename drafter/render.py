@@ -1,0 +1,175 @@
+"""Render an accepted candidate into one self-contained Hypothesis test file (Jinja2 layout, libcst name analysis).
+
+A render failure raises RenderError, whose `verdict` is the rejection to record (stage "render",
+reason "render_error"); the pipeline catches it per candidate, so one bad candidate never stops the others.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import textwrap
+from collections import defaultdict
+from pathlib import Path
+
+import jinja2
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ScopeProvider
+
+from drafter import allowed
+from drafter.data import Candidate, Extraction, Rendered, Target, Verdict
+from drafter.errors import DrafterError
+
+TEMPLATE = "test_file.j2"
+GIVEN_LINE_LIMIT = 100
+HYPOTHESIS_IMPORTS = {"assume": "assume", "given": "given", "settings": "settings", "st": "strategies as st"}
+
+
+class RenderError(DrafterError):
+    """A candidate that cannot become a valid test file; `verdict` is its rejection."""
+
+    def __init__(self, candidate_id: str, detail: str):
+        super().__init__(f"{candidate_id}: {detail}")
+        self.verdict = Verdict("render", False, "render_error", detail)
+
+
+def slug(target_id: str) -> str:
+    return target_id.replace(":", ".")
+
+
+def staged_path(candidate: Candidate) -> str:
+    return f"staged/{slug(candidate.target)}/test_{candidate.name}.py"
+
+
+@functools.lru_cache(maxsize=8)
+def environment(templates_dir: str | None) -> jinja2.Environment:
+    loader: jinja2.BaseLoader
+    loader = jinja2.FileSystemLoader(templates_dir) if templates_dir else jinja2.PackageLoader("prompts", "")
+    return jinja2.Environment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render(
+    candidate: Candidate,
+    target: Target,
+    extraction: Extraction,
+    *,
+    max_examples: int,
+    templates_dir: Path | None = None,
+) -> Rendered:
+    """The test file of one candidate; RenderError when it cannot be made into valid Python."""
+    test_name = f"test_{candidate.name}"
+    try:
+        inputs = {key: normal_expression(code) for key, code in candidate.inputs.items()}
+        assume = [normal_expression(code) for code in candidate.assume]
+        body = ast.unparse(ast.parse(textwrap.dedent(candidate.body).strip("\n")))
+    except SyntaxError as error:
+        raise RenderError(candidate.id, f"a field does not parse: {error.msg} (line {error.lineno})") from None
+    given = given_decorator(inputs)
+    fields = dict(
+        target_id=target.id,
+        kind=candidate.kind,
+        max_examples=max_examples,
+        given=given,
+        test_name=test_name,
+        params=list(inputs),
+        assume=assume,
+        body=body,
+    )
+    template = environment(str(templates_dir) if templates_dir else None).get_template(TEMPLATE)
+    # First pass without imports to learn which names the test needs, then the real file.
+    draft = template.render(import_blocks=[], **fields)
+    module = parse_or_reject(candidate.id, draft)
+    blocks = import_blocks(free_names(module), attribute_bases(module), target, extraction, candidate.id)
+    source = template.render(import_blocks=blocks, **fields)
+    parse_or_reject(candidate.id, source)
+    return Rendered(candidate.id, candidate.target, staged_path(candidate), test_name, source)
+
+
+def normal_expression(code: str) -> str:
+    return ast.unparse(ast.parse(code.strip(), mode="eval"))
+
+
+def given_decorator(inputs: dict[str, str]) -> str:
+    one_line = f"@given({', '.join(f'{k}={v}' for k, v in inputs.items())})"
+    if len(one_line) <= GIVEN_LINE_LIMIT:
+        return one_line
+    return "@given(\n" + "".join(f"    {k}={v},\n" for k, v in inputs.items()) + ")"
+
+
+def parse_or_reject(candidate_id: str, source: str) -> cst.Module:
+    try:
+        module = cst.parse_module(source)
+        compile(source, f"<{candidate_id}>", "exec", dont_inherit=True)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
+        raise RenderError(candidate_id, f"the rendered file does not parse: {error}") from None
+    return module
+
+
+def free_names(module: cst.Module) -> set[str]:
+    """Names the file reads but never binds, builtins excluded (libcst scope analysis)."""
+    wrapper = MetadataWrapper(module)
+    names: set[str] = set()
+    for scope in set(wrapper.resolve(ScopeProvider).values()):
+        if scope is None:
+            continue
+        for access in scope.accesses:
+            if not access.referents and isinstance(access.node, cst.Name):
+                names.add(access.node.value)
+    return names
+
+
+def attribute_bases(module: cst.Module) -> set[str]:
+    """Names used as `name.attr` somewhere (decides `import datetime` vs `from datetime import datetime`)."""
+    bases: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name):
+                bases.add(node.value.value)
+
+    module.visit(Visitor())
+    return bases
+
+
+def import_blocks(
+    names: set[str], attribute_bases: set[str], target: Target, extraction: Extraction, candidate_id: str
+) -> list[str]:
+    """isort-style blocks: stdlib, third party (hypothesis, pytest), then the target module's names only."""
+    stdlib_modules: set[str] = set()
+    stdlib_from: dict[str, set[str]] = defaultdict(set)
+    hypothesis: set[str] = {"given", "settings"}
+    pytest = False
+    own = allowed.target_names(extraction.module_names.get(target.module, ()), target.name, target.owner)
+    local: set[str] = set()
+    for name in sorted(names):
+        if name in HYPOTHESIS_IMPORTS:
+            hypothesis.add(name)
+        elif name == "pytest":
+            pytest = True
+        elif name in own:
+            local.add(name)
+        elif name == "datetime" and "datetime" not in attribute_bases:
+            stdlib_from["datetime"].add("datetime")
+        elif name in allowed.PURE_STDLIB:
+            stdlib_modules.add(name)
+        elif name in allowed.STDLIB_BARE_NAMES:
+            stdlib_from[allowed.STDLIB_BARE_NAMES[name]].add(name)
+        else:
+            raise RenderError(candidate_id, f"name {name!r} is neither allowed nor defined, so it cannot be imported")
+    # isort's default order inside a block: plain imports first, then from-imports, each sorted by module.
+    stdlib = [f"import {m}" for m in sorted(stdlib_modules)]
+    stdlib += [f"from {m} import {', '.join(sorted(members))}" for m, members in sorted(stdlib_from.items())]
+    third = ["import pytest"] if pytest else []
+    third.append(f"from hypothesis import {', '.join(HYPOTHESIS_IMPORTS[n] for n in sorted(hypothesis))}")
+    blocks = ["\n".join(stdlib)] if stdlib else []
+    blocks.append("\n".join(third))
+    if local:
+        blocks.append(f"from {target.module} import {', '.join(sorted(local))}")
+    return blocks
