@@ -1,0 +1,140 @@
+"""`oracle-gate run` on the worked example: the acceptance cases, each failing closed."""
+
+import json
+
+from gate import ledger as L
+from gate.check import Check
+from gate.verdict import REQUIRED_STAGES, may_merge
+
+ENVELOPE = "src/shop/envelope.py"
+BILLING = "src/shop/billing.py"
+
+
+def _patch(h, gated, tmp_path, edits, name="p.diff"):
+    path = tmp_path / name
+    path.write_text(h.make_patch(gated, edits, tmp_path))
+    return path
+
+
+def _edit(gated, rel, old, new):
+    text = (gated / rel).read_text()
+    assert old in text
+    return text.replace(old, new)
+
+
+def _run(h, gated, patch, *extra):
+    code, verdict = h.gate_json(*h.run_args(gated, patch, *extra))
+    assert json.loads((gated.parent / "verdict.json").read_text()) == verdict
+    return code, verdict
+
+
+def _reasons(verdict, stage):
+    return [r for c in verdict["checks"] if c["check"] == stage for r in c["reasons"]]
+
+
+def test_benign_patch_may_merge_and_its_results_are_recorded(gated, tmp_path, h):
+    patch = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, patch)
+    assert code == 0 and verdict["may_merge"] is True, verdict
+    assert [c["check"] for c in verdict["checks"]] == ["deny", "apply", "seal", "sidecars", "ledger-file",
+                                                       "properties", "record", "ledger"]
+    results = L.load_ledger(gated / "oracle" / "ledger.json").results
+    assert len(results) == 10 and {r.outcome for r in results} == {"pass"}
+
+
+def test_patch_touching_the_oracle_properties_is_denied(gated, tmp_path, h):
+    props = "oracle/properties/test_invariants.py"
+    for edits in ({props: _edit(gated, props, "assert out >= amount", "assert True")},
+                  {"oracle/properties/test_extra.py": "def test_extra():\n    pass\n"}):
+        code, verdict = _run(h, gated, _patch(h, gated, tmp_path, edits, f"p{len(edits)}{len(str(edits))}.diff"))
+        assert (code, verdict["blocked_at"]) == (2, "deny")
+        assert any(r.startswith("denied: oracle/properties/test_") for r in _reasons(verdict, "deny"))
+
+
+def test_flipped_byte_in_a_sealed_fixture_blocks_at_seal(gated, tmp_path, h):
+    patch = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    fixture = gated / "oracle" / "fixtures" / "invoice_basic.json"
+    fixture.write_bytes(fixture.read_bytes().replace(b"19.99", b"19.98"))
+    code, verdict = _run(h, gated, patch)
+    assert (code, verdict["blocked_at"]) == (2, "seal")
+    assert _reasons(verdict, "seal") == ["changed: invoice_basic.json (fixture 'invoice-basic'): sha256 mismatch"]
+
+
+def test_parser_treating_an_empty_200_as_success_fails_a_property_and_a_fixture_invariant(gated, tmp_path, h):
+    patch = _patch(h, gated, tmp_path, {ENVELOPE: _edit(gated, ENVELOPE, "return bool(self.fields)", "return True")})
+    code, verdict = _run(h, gated, patch)
+    assert (code, verdict["blocked_at"]) == (2, "properties")
+    failed = [r for r in _reasons(verdict, "properties") if r.startswith("property failed")]
+    assert failed == [
+        "property failed: oracle/properties/test_invariants.py::test_a_2xx_without_body_is_not_success_unless_204 (fail)",
+        "property failed: oracle/properties/test_invariants.py::test_sealed_envelope_keeps_its_verdict"
+        "[envelope-empty-200] (fail)"]
+
+
+def test_marking_a_frozen_test_skip_fails_because_it_edits_a_test_file(gated, tmp_path, h):
+    test = "tests/test_billing.py"
+    L.admit(gated / "oracle" / "ledger.json", f"{test}::test_discount_is_clamped", "owner")
+    edited = _edit(gated, test, "def test_discount_is_clamped", "import pytest\n\n\n@pytest.mark.skip\n"
+                                                                 "def test_discount_is_clamped")
+    code, verdict = _run(h, gated, _patch(h, gated, tmp_path, {test: edited}))
+    assert (code, verdict["blocked_at"]) == (2, "deny")
+    assert _reasons(verdict, "deny") == ["denied: tests/test_billing.py (modified)"]
+
+
+def test_active_test_failing_once_is_recorded_and_blocks_a_frozen_one_only_witnesses(gated, tmp_path, h):
+    ledger = gated / "oracle" / "ledger.json"
+    broken = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "return ceiling", "return ceiling + 1")})
+    code, verdict = _run(h, gated, broken, "--commit", "c1", "--host", "ci-1")
+    assert (code, verdict["blocked_at"]) == (2, "properties")
+    row = [r for r in L.load_ledger(ledger).results if r.test == "tests/test_billing.py::test_discount_is_clamped"]
+    assert [(r.commit, r.host, r.outcome, r.lane) for r in row] == [("c1", "ci-1", "fail", "vote")]
+    assert L.state_of(L.load_ledger(ledger), row[0].test).status == "active"  # one failure never freezes
+
+    L.admit(ledger, "tests/test_billing.py::test_discount_is_clamped", "owner", "known flake")
+    code, verdict = _run(h, gated, broken, "--commit", "c2", "--host", "ci-1")
+    assert code == 0, verdict
+    assert _reasons(verdict, "ledger") == [
+        "witness failure (not a vote): tests/test_billing.py::test_discount_is_clamped"]
+
+
+def test_malformed_patch_manifest_or_ledger_blocks(gated, tmp_path, h):
+    bad = tmp_path / "bad.diff"
+    bad.write_text("diff --git a/src/x.py b/src/x.py\n@@ -1,4 +1,4 @@\n-a\n")
+    code, verdict = _run(h, gated, bad)
+    assert (code, verdict["blocked_at"]) == (2, "deny") and "hunk ends early" in _reasons(verdict, "deny")[0]
+
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    ledger = gated / "oracle" / "ledger.json"
+    ledger.write_text('{"version": 1, "policy": "hysteresis", "results": {}}')
+    code, verdict = _run(h, gated, good)
+    assert (code, verdict["blocked_at"]) == (2, "ledger-file") and "results" in _reasons(verdict, "ledger-file")[0]
+
+    (gated / "oracle" / "fixtures" / "manifest.json").write_text('{"version": 1, "fixtures": {}}')
+    code, verdict = _run(h, gated, good)
+    assert (code, verdict["blocked_at"]) == (2, "seal") and '"fixtures"' in _reasons(verdict, "seal")[0]
+
+
+def test_snapshot_catches_a_surface_change_outside_the_patch(gated, tmp_path, h):
+    snap = tmp_path / "before.json"
+    assert h.gate("snapshot", gated, "--out", snap).returncode == 0
+    ini = gated / "pytest.ini"
+    ini.write_text(ini.read_text().replace(" --strict-markers", ""))
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, good, "--snapshot", snap)
+    assert (code, verdict["blocked_at"]) == (2, "snapshot")
+    assert _reasons(verdict, "snapshot") == ["changed: pytest.ini"]
+
+
+def test_wall_clock_cap_blocks(gated, tmp_path, h):
+    hang = _patch(h, gated, tmp_path, {BILLING: "import time\ntime.sleep(60)\n"})
+    code, verdict = _run(h, gated, hang, "--timeout", "3")
+    assert (code, verdict["blocked_at"]) == (2, "properties")
+    assert _reasons(verdict, "properties") == ["pytest exceeded the wall-clock cap of 3s"]
+
+
+def test_merge_predicate_needs_every_required_stage_and_every_pass():
+    passed = tuple(Check(stage, True) for stage in REQUIRED_STAGES)
+    assert may_merge(passed, REQUIRED_STAGES)
+    assert not may_merge(passed[:-1], REQUIRED_STAGES)
+    assert not may_merge(passed + (Check("record", False),), REQUIRED_STAGES)
+    assert not may_merge((), REQUIRED_STAGES)
