@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/drafter run examples/shop --corpus examples/shop/corpus
+	$(BIN)/drafter run examples/shop --corpus examples/shop/corpus --known-bad examples/shop/known_bad
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

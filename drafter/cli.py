@@ -23,7 +23,7 @@ app = typer.Typer(
 console = Console()
 errors = Console(stderr=True)
 
-SrcArg = Annotated[Path, typer.Argument(help="Folder of Python modules/packages to draft for. Read only: never written to.")]
+SrcArg = Annotated[Path, typer.Argument(metavar="SRC", help="Folder of Python modules/packages to draft for. Read only: never written to.")]
 CorpusOpt = Annotated[
     Optional[list[Path]],
     typer.Option("--corpus", help="Corpus folder whose file NAMES go into the prompt (contents are never read). Repeatable."),
@@ -44,6 +44,7 @@ BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-co
 ConcurrencyOpt = Annotated[Optional[int], typer.Option("--concurrency", min=1, help="Model calls in flight at once.")]
 TemperatureOpt = Annotated[Optional[float], typer.Option("--temperature", min=0.0, help="Sampling temperature for openai: models.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", min=0.1, help="Seconds per model call.")]
+RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help="Retries per model call on 429, 5xx and timeouts.")]
 
 
 class RichReporter:
@@ -85,7 +86,7 @@ def progress_bar() -> Progress:
 
 
 def fail(exc: DrafterError) -> None:
-    errors.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+    errors.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -127,6 +128,7 @@ def draft(
     concurrency: ConcurrencyOpt = None,
     temperature: TemperatureOpt = None,
     timeout: TimeoutOpt = None,
+    retries: RetriesOpt = None,
 ) -> None:
     """Front half: extract → prompt → model → parse → lint. Writes targets.json, prompts/, replies/, candidates.json."""
     from drafter.pipeline import draft as run_draft
@@ -135,7 +137,7 @@ def draft(
     try:
         settings = _settings(
             model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()), prompts=prompts,
-            base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
+            base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
         )
         with progress_bar() as progress:
             reporter = RichReporter(progress)
@@ -144,7 +146,7 @@ def draft(
     except DrafterError as exc:
         fail(exc)
     for warning in outcome.warnings:
-        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
     console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
     with_candidates = len(outcome.extraction.targets) - len(outcome.target_notes)
     console.print(
@@ -172,6 +174,7 @@ def run(
     concurrency: ConcurrencyOpt = None,
     temperature: TemperatureOpt = None,
     timeout: TimeoutOpt = None,
+    retries: RetriesOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report. Exit 0 whatever it keeps."""
     from drafter.pipeline import run as run_pipeline
@@ -181,7 +184,7 @@ def run(
         settings = _settings(
             model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()), prompts=prompts,
             known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
-            concurrency=concurrency, temperature=temperature, timeout=timeout,
+            concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
         )
         with progress_bar() as progress:
             reporter = RichReporter(progress)
@@ -190,7 +193,7 @@ def run(
     except DrafterError as exc:
         fail(exc)
     for warning in result.report.warnings:
-        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
     print_run_summary(console, result.report, result.report_paths)
     console.print(f"kept files: {result.run_dir / 'kept'} (a human copies reviewed ones into oracle/)")
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from drafter.config import Settings
 from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
-from drafter.errors import DrafterError, SourceError
+from drafter.errors import DrafterError, ModelError, SourceError
 from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
 
 if TYPE_CHECKING:
@@ -158,6 +158,8 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
     reporter.stage("model", total=len(prompts))
     with clock.measure("model"):
         replies = backend.propose(prompts, extraction, on_reply=lambda _reply: reporter.advance())
+    if replies and all(r.text is None for r in replies) and getattr(backend, "remote", False):
+        raise ModelError(f"{backend.name}: every model call failed; the first: {replies[0].error}")
     for reply in replies:
         body = reply.text if reply.text is not None else f"# no reply: {reply.error}\n"
         write_text(run_dir / "replies" / f"{target_slug(reply.target)}.txt", body)

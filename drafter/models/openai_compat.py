@@ -27,6 +27,8 @@ SCHEMA_REJECTION_WORDS = ("response_format", "json_schema", "structured output",
 
 
 class OpenAIBackend:
+    remote = True  # a run where every call failed is an environment error, not an empty draft
+
     def __init__(
         self,
         model: str,

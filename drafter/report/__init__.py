@@ -39,7 +39,7 @@ class CandidateEntry:
     stage: str
     reason: str | None
     detail: str
-    file: str | None  # relative to the run folder
+    file: str | None  # relative to the run folder: kept/… for kept candidates, staged/… for other rendered ones
     kills: tuple[str, ...]
     assertion_kills: tuple[str, ...]
     counterexample: str | None  # Hypothesis's falsifying example when the clean code failed
@@ -55,7 +55,7 @@ class MutantEntry:
     description: str
     line: int
     status: str  # killed | survived | invalid | timeout
-    killed_by: tuple[str, ...]
+    killed_by: tuple[str, ...]  # kept candidates only
     diff: str
     fresh_process: str | None = None  # why it could not be switched in-process
 
@@ -91,6 +91,12 @@ def _mutant_status(mutant_id: str, results, invalid: set[str]) -> str:
     return "timeout" if kills else "survived"
 
 
+def _candidate_file(rendered, kept: bool) -> str | None:
+    if rendered is None:
+        return None
+    return rendered.path.replace("staged/", "kept/", 1) if kept else rendered.path
+
+
 def build_report(outcome: RunOutcome) -> RunReport:
     draft = outcome.draft
     matrix = outcome.matrix
@@ -100,6 +106,7 @@ def build_report(outcome: RunOutcome) -> RunReport:
         results_by_mutant.setdefault(result.mutant_id, []).append(result)
         results_by_candidate.setdefault(result.candidate_id, []).append(result)
     invalid = set(matrix.invalid)
+    kept_ids = {d.id for d in outcome.drafted if d.verdict.stage == "kept"}
 
     candidates = []
     for item in outcome.drafted:
@@ -118,7 +125,7 @@ def build_report(outcome: RunOutcome) -> RunReport:
                 stage=item.verdict.stage,
                 reason=item.verdict.reason,
                 detail=item.verdict.detail,
-                file=rendered.path if rendered else None,
+                file=_candidate_file(rendered, item.id in kept_ids),
                 kills=tuple(sorted(r.mutant_id for r in results if r.killed)),
                 assertion_kills=tuple(sorted(r.mutant_id for r in results if r.outcome == "assertion")),
                 counterexample=check.counterexample if check and check.status != "sound" else None,
@@ -129,7 +136,8 @@ def build_report(outcome: RunOutcome) -> RunReport:
 
     mutants = []
     for mutant in outcome.mutants:
-        results = results_by_mutant.get(mutant.id, [])
+        # A mutant counts as caught only by the oracle a human would promote: the kept candidates.
+        results = [r for r in results_by_mutant.get(mutant.id, []) if r.candidate_id in kept_ids]
         mutants.append(
             MutantEntry(
                 id=mutant.id,

@@ -21,8 +21,9 @@ def test_kept_candidates_kill_by_their_own_assertion_and_are_copied(replay_run):
     assert kept, "the replay file has strong candidates; none was kept"
     for c in kept:
         assert c.assertion_kills, c.id
-        kept_file = replay_run.run_dir / c.file.replace("staged/", "kept/", 1)
-        assert kept_file.read_text() == (replay_run.run_dir / c.file).read_text()
+        assert c.file.startswith("kept/")
+        staged_file = replay_run.run_dir / c.file.replace("kept/", "staged/", 1)
+        assert (replay_run.run_dir / c.file).read_text() == staged_file.read_text()
 
 
 def test_rejected_unsound_candidate_records_the_counterexample(replay_run):
