@@ -58,6 +58,8 @@ def apply_hunk(lines: list[str], hunk: Hunk) -> list[str]:
     """Apply hunk to lines and return the new lines; applying it to its own result changes nothing."""
     start = max(hunk.old_start - 1, 0)
     old, new = hunk.old_lines, hunk.new_lines
+    if start > len(lines):
+        raise HunkError(f"hunk starts at line {hunk.old_start}, past the end of {len(lines)} lines")
     if lines[start:start + len(new)] == new:
         return list(lines)
     if lines[start:start + len(old)] != old:
