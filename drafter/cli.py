@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,7 +12,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from drafter import pipeline
+from drafter.config import load_settings
+from drafter.data import to_jsonable
 from drafter.errors import DrafterError
+from drafter.extract import extract as extract_targets
+from drafter.report.terminal import draft_table, print_run_summary, targets_line
 
 app = typer.Typer(
     help="Draft Hypothesis properties for a source folder in a lane the patch cannot touch, "
@@ -97,12 +103,8 @@ def extract(
     select: SelectOpt = None,
 ) -> None:
     """Print the targets of SRC as JSON: id, file, line, parameters, return annotation, docstring, fingerprint."""
-    from drafter.data import to_jsonable
-    from drafter.extract import extract as run_extract
-    from drafter.pipeline import resolve_src
-
     try:
-        extraction = run_extract(resolve_src(src), tuple(corpus or ()), tuple(select or ()))
+        extraction = extract_targets(pipeline.resolve_src(src), tuple(corpus or ()), tuple(select or ()))
     except DrafterError as exc:
         fail(exc)
     for error in extraction.errors:
@@ -110,10 +112,19 @@ def extract(
     sys.stdout.write(json.dumps(to_jsonable(extraction), indent=2) + "\n")
 
 
-def _settings(**options):
-    from drafter.config import load_settings
-
-    return load_settings(**options)
+def _execute(stage: Callable, src: Path, **options):
+    """Settings from files and options, the stage with progress bars, user errors as exit 2."""
+    try:
+        settings = load_settings(**options)
+        with progress_bar() as progress:
+            reporter = RichReporter(progress)
+            result = stage(src, settings, reporter)
+            reporter.close()
+    except DrafterError as exc:
+        fail(exc)
+    for warning in result.warnings:
+        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
+    return result
 
 
 @app.command()
@@ -131,28 +142,13 @@ def draft(
     retries: RetriesOpt = None,
 ) -> None:
     """Front half: extract → prompt → model → parse → lint. Writes targets.json, prompts/, replies/, candidates.json."""
-    from drafter.pipeline import draft as run_draft
-    from drafter.report.terminal import draft_table
-
-    try:
-        settings = _settings(
-            model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()), prompts=prompts,
-            base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
-        )
-        with progress_bar() as progress:
-            reporter = RichReporter(progress)
-            outcome = run_draft(src, settings, reporter)
-            reporter.close()
-    except DrafterError as exc:
-        fail(exc)
-    for warning in outcome.warnings:
-        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
-    console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
-    with_candidates = len(outcome.extraction.targets) - len(outcome.target_notes)
-    console.print(
-        f"{with_candidates} of {len(outcome.extraction.targets)} targets got at least one accepted candidate; "
-        f"{len(outcome.target_notes)} got none."
+    outcome = _execute(
+        pipeline.draft, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        prompts=prompts, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
+        retries=retries,
     )
+    console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
+    console.print(targets_line(len(outcome.extraction.targets), outcome.target_notes))
     console.print(f"run folder: {outcome.run_dir}")
 
 
@@ -168,7 +164,9 @@ def run(
     ] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")] = None,
     max_examples: Annotated[Optional[int], typer.Option("--max-examples", min=1, help="Hypothesis examples per run.")] = None,
-    seeds: Annotated[Optional[int], typer.Option("--seeds", min=1, help="Clean runs with distinct seeds before a candidate counts as sound.")] = None,
+    seeds: Annotated[
+        Optional[int], typer.Option("--seeds", min=1, help="Clean runs with distinct seeds before a candidate counts as sound.")
+    ] = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -177,23 +175,11 @@ def run(
     retries: RetriesOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report. Exit 0 whatever it keeps."""
-    from drafter.pipeline import run as run_pipeline
-    from drafter.report.terminal import print_run_summary
-
-    try:
-        settings = _settings(
-            model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()), prompts=prompts,
-            known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
-            concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
-        )
-        with progress_bar() as progress:
-            reporter = RichReporter(progress)
-            result = run_pipeline(src, settings, reporter)
-            reporter.close()
-    except DrafterError as exc:
-        fail(exc)
-    for warning in result.report.warnings:
-        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
+    result = _execute(
+        pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
+        concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
+    )
     print_run_summary(console, result.report, result.report_paths)
     console.print(f"kept files: {result.run_dir / 'kept'} (a human copies reviewed ones into oracle/)")
 

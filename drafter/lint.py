@@ -435,6 +435,17 @@ class TargetUse:
                     if value is not None and self.refers(value) and not names <= self.tainted:
                         self.tainted |= names
                         changed = True
+                names = self.raise_dependent(node)
+                if not names <= self.tainted:
+                    self.tainted |= names
+                    changed = True
+
+    def raise_dependent(self, node: ast.AST) -> set[str]:
+        """Names set in the handlers or else-block of a try that calls the target: they record whether it raised."""
+        if not (isinstance(node, ast.Try) and any(self.refers(s) for s in node.body)):
+            return set()
+        blocks = node.orelse + [s for h in node.handlers for s in h.body]
+        return {n.id for b in blocks for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
     @staticmethod
     def flows(node: ast.AST) -> Iterator[tuple[set[str], ast.AST | None]]:

@@ -8,15 +8,24 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from drafter.candidates import parse_reply
 from drafter.config import Settings
 from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
 from drafter.errors import DrafterError, ModelError, SourceError
+from drafter.extract import extract
+from drafter.keep import decide
+from drafter.killmatrix import build_kill_matrix
+from drafter.lint import lint
+from drafter.models import load_backend
+from drafter.prompt import build_prompts
+from drafter.render import RenderError, render
+from drafter.report import RunReport, build_report, write_reports
 from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
-
-if TYPE_CHECKING:
-    from drafter.report import RunReport
+from drafter.soundness import check_soundness
+from sabotage.known_bad import load_known_bad
+from sabotage.mutants import mutants_for
 
 
 class Reporter(Protocol):
@@ -85,9 +94,13 @@ class RunOutcome:
 @dataclass(frozen=True)
 class RunResult:
     run_dir: Path
-    report: "RunReport"
+    report: RunReport
     report_paths: tuple[Path, Path]
     outcome: RunOutcome
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.report.warnings
 
 
 def resolve_src(src: Path) -> Path:
@@ -122,12 +135,6 @@ def why_no_candidates(reply: Reply, drafted: list[Drafted]) -> str | None:
 
 def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> DraftOutcome:
     """Front half: a new run folder with targets.json, prompts/, replies/ and candidates.json."""
-    from drafter.candidates import parse_reply
-    from drafter.extract import extract
-    from drafter.lint import lint
-    from drafter.models import load_backend
-    from drafter.prompt import build_prompts
-
     reporter = reporter or Quiet()
     clock = StageClock()
     src = resolve_src(src)
@@ -204,14 +211,6 @@ SOUNDNESS_REASONS = {"unsound": "unsound", "error": "error", "flaky": "flaky", "
 
 def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunResult:
     """All stages; the run folder gains source/, staged/, kept/, report.json and report.md."""
-    from drafter.keep import decide
-    from drafter.killmatrix import build_kill_matrix
-    from drafter.render import RenderError, render
-    from drafter.soundness import check_soundness
-    from drafter.report import build_report, write_reports
-    from sabotage.known_bad import load_known_bad
-    from sabotage.mutants import mutants_for
-
     reporter = reporter or Quiet()
     if settings.known_bad is not None and not settings.known_bad.is_dir():
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")

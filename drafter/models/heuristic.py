@@ -6,6 +6,7 @@ rationale what its strategies were guessed from. Same targets in, byte-identical
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import time
@@ -82,7 +83,20 @@ class Call:
     inputs: dict[str, str]  # name -> strategy
     bases: tuple[str, ...]  # "name: basis" per input, for rationale
     kinds: dict[str, Guess]
-    text: str  # e.g. "apply_tax(amount, rate)" or "self.to_text()"
+    callee: str  # "apply_tax", "self.to_text", "Hunk.parse"
+    args: tuple[tuple[str, bool], ...] | None  # (parameter, passed by keyword); None for a property read
+
+    @property
+    def text(self) -> str:
+        """e.g. "apply_tax(amount, rate)" or "self.to_text()"."""
+        return self.with_args()
+
+    def with_args(self, **replaced: str) -> str:
+        """The call with some arguments replaced by other expressions."""
+        if self.args is None:
+            return self.callee
+        parts = [f"{name}={replaced.get(name, name)}" if keyword else replaced.get(name, name) for name, keyword in self.args]
+        return f"{self.callee}({', '.join(parts)})"
 
 
 class _Drafter:
@@ -136,7 +150,7 @@ class _Drafter:
         inputs: dict[str, str] = {}
         bases: list[str] = []
         kinds: dict[str, Guess] = {}
-        args: list[str] = []
+        args: list[tuple[str, bool]] = []
         keyword_only_now = False
         params = list(t.params)
         owner = self.classes.get(t.owner) if t.owner else None
@@ -173,10 +187,7 @@ class _Drafter:
                 kinds[param.name] = guess
             inputs[param.name] = guess.expr
             bases.append(f"{param.name}: {guess.basis}")
-            if param.kind == "keyword_only" or keyword_only_now:
-                args.append(f"{param.name}={param.name}")
-            else:
-                args.append(param.name)
+            args.append((param.name, param.kind == "keyword_only" or keyword_only_now))
         if missing:
             reasons = ", ".join(f"{p.name} ({'annotation ' + p.annotation + ' unknown' if p.annotation else 'no annotation and no usage evidence'})" for p in missing)
             return None, f"no strategy for parameter(s) {reasons}"
@@ -184,16 +195,17 @@ class _Drafter:
             if t.params:
                 return None, "only *args/**kwargs: nothing to quantify"
         if "self" in inputs:
-            access = f"self.{t.name}" if "property" in decorators else f"self.{t.name}({', '.join(args)})"
+            callee = f"self.{t.name}"
         elif t.owner:
-            access = f"{t.owner}.{t.name}({', '.join(args)})"
+            callee = f"{t.owner}.{t.name}"
             if t.owner not in self.names:
                 return None, f"{t.owner} is not a public name of {t.module}"
         else:
-            access = f"{t.name}({', '.join(args)})"
+            callee = t.name
             if t.name not in self.names and self.names:
                 return None, f"{t.name} is not among the public names of {t.module}"
-        return Call(inputs, tuple(bases), kinds, access), None
+        property_read = "self" in inputs and "property" in decorators
+        return Call(inputs, tuple(bases), kinds, callee, None if property_read else tuple(args)), None
 
     def _documented_error(self) -> str | None:
         """The error class the docstring names, if any: the target's declared way to fail."""
@@ -336,7 +348,7 @@ class _Drafter:
         returns = self._returns()
         if param.annotation and returns and param.annotation.replace(" ", "") != returns.replace(" ", ""):
             return  # the output cannot be fed back in
-        again = _replace_first_arg(call.text, first, "once")
+        again = call.with_args(**{first: "once"})
         body = self._guarded(f"once = {call.text}") + f"\nassert {again} == once"
         reason = "the name marks a normaliser" if by_name else "the docstring says it is idempotent"
         self._add(f"{t.name}_is_idempotent", "idempotence", call, body,
@@ -420,15 +432,13 @@ class _Drafter:
                 continue
             if not returns and not any(g.kind in NUMERIC for g in call.kinds.values()):
                 continue
-            inputs = {k: v for k, v in call.inputs.items() if k != name}
-            inputs[f"{name}_a"] = call.inputs[name]
-            inputs[f"{name}_b"] = call.inputs[name]
-            low = _replace_arg(call.text, name, "low")
-            high = _replace_arg(call.text, name, "high")
-            body = (f"low, high = sorted(({name}_a, {name}_b))\n" + self._guarded(f"out_low = {low}") + "\n" +
-                    self._guarded(f"out_high = {high}") + "\nassert out_low <= out_high")
-            self._add(f"non_decreasing_in_{name}", "monotonic", call, body,
-                      f"a sign error on {name}", f"numeric result of a numeric {name}: guessed non-decreasing", inputs)
+            # The contract quantifies only the target's parameters, so the second point is derived in the body.
+            step = {"int": "1", "float": "1.0", "decimal": "Decimal(1)", "fraction": "Fraction(1)"}.get(guess.kind, "1")
+            higher = call.with_args(**{name: f"{name} + {step}"})
+            body = (self._guarded(f"out_low = {call.text}") + "\n" + self._guarded(f"out_high = {higher}") +
+                    "\nassert out_low <= out_high")
+            self._add(f"non_decreasing_in_{name}", "monotonic", call, body, f"a sign error on {name}",
+                      f"numeric result of a numeric {name}: guessed non-decreasing when {name} grows by {step}")
 
     def _error_contracts(self, call: Call) -> None:
         t = self.t
@@ -511,25 +521,6 @@ def _x_to_y(name: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
-def _replace_arg(call_text: str, name: str, new: str) -> str:
-    """Swap one argument in a call we rendered ourselves (`f(a, b)` / `f(a, b=b)`)."""
-    head, _, rest = call_text.partition("(")
-    args = [a.strip() for a in rest.rstrip(")").split(",")] if rest.rstrip(")") else []
-    swapped = []
-    for arg in args:
-        if arg == name:
-            swapped.append(new)
-        elif arg == f"{name}={name}":
-            swapped.append(f"{name}={new}")
-        else:
-            swapped.append(arg)
-    return f"{head}({', '.join(swapped)})"
-
-
-def _replace_first_arg(call_text: str, name: str, new: str) -> str:
-    return _replace_arg(call_text, name, new)
-
-
 def _text_params(call: Call) -> bool:
     return any(g.kind == "str" for n, g in call.kinds.items() if n != "self")
 
@@ -557,7 +548,13 @@ def _isinstance_target(returns: str, names: frozenset[str]) -> str | None:
 
 
 def _element_type(returns: str, names: frozenset[str]) -> str | None:
-    match = re.fullmatch(r"\s*(?:list|List|set|frozenset|Sequence)\[\s*([\w.]+)\s*\]\s*", returns)
-    if not match:
+    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
+    try:
+        node = ast.parse(returns.strip(), mode="eval").body
+    except SyntaxError:
         return None
-    return _isinstance_target(match.group(1), names)
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return None
+    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
+        return None
+    return _isinstance_target(ast.unparse(node.slice), names)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from drafter.report import RunReport
+from drafter.report.model import RunReport
 
 
 def _fence(text: str, lang: str = "") -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
+from rich.syntax import Syntax
 from rich.table import Table
 
 from drafter.data import Drafted, Extraction
@@ -26,6 +27,10 @@ def draft_table(extraction: Extraction, drafted: tuple[Drafted, ...], target_not
             text = target_notes[target.id]
         table.add_row(target.id, str(accepted), str(len(own) - accepted), text)
     return table
+
+
+def targets_line(total: int, target_notes: dict[str, str]) -> str:
+    return f"{total - len(target_notes)} of {total} targets got at least one accepted candidate; {len(target_notes)} got none."
 
 
 def run_table(report) -> Table:
@@ -58,15 +63,36 @@ def reasons_table(report) -> Table:
     return table
 
 
+def print_survivors(console: Console, report, shown: int = 3) -> None:
+    """A few surviving mutants with diffs, one per target, oracles with kept candidates first: their holes matter most."""
+    survivors = [m for m in report.mutants if m.status == "survived"]
+    if not survivors:
+        return
+    kept = {t.id: t.kept for t in report.targets}
+    first_per_target = {}
+    for mutant in sorted(survivors, key=lambda m: (-kept.get(m.target, 0), m.target)):
+        first_per_target.setdefault(mutant.target, mutant)
+    console.print(
+        f"[yellow]{len(survivors)} surviving mutants[/yellow]: holes in the oracle, or equivalent mutants. "
+        f"The first {min(shown, len(first_per_target))}; all of them are in report.md."
+    )
+    for mutant in list(first_per_target.values())[:shown]:
+        console.print(f"[bold]{mutant.id}[/bold]: {mutant.description}", highlight=False)
+        console.print(Syntax(mutant.diff.rstrip(), "diff", theme="ansi_dark", background_color="default"))
+
+
 def print_run_summary(console: Console, report, report_paths) -> None:
     console.print(run_table(report))
     if report.summary["by_reason"]:
         console.print(reasons_table(report))
+    print_survivors(console, report)
     s = report.summary
+    console.print(targets_line(s["targets"], s["targets_without_candidates"]))
     console.print(
         f"[bold]{s['kept']}[/bold] kept, {s['rejected']} rejected; mutants {s['mutants']['killed']} killed, "
-        f"{s['mutants']['survived']} survived, {s['mutants']['invalid']} invalid; "
-        f"kill matrix {s['matrix']['evaluations']} evaluations in {s['matrix']['seconds']:.1f} s"
+        f"{s['mutants']['timeout']} killed by timeout, {s['mutants']['survived']} survived, "
+        f"{s['mutants']['invalid']} invalid; kill matrix {s['matrix']['evaluations']} evaluations "
+        f"in {s['matrix']['seconds']:.1f} s"
     )
     for path in report_paths:
         console.print(f"report: {path}")

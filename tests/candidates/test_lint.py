@@ -51,6 +51,8 @@ BAD = [
     (T, item("bad", "x = apply_tax(amount, rate)\nassert isinstance(x, object)"), "tautology", "every value"),
     ("shop.hunks:Hunk.old_lines", item("bad", "n = len(self.lines)\nassert n >= 0", {"self": HUNK}), "tautology",
      "no assertion depends"),
+    (T, item("bad", "raised = False\ntry:\n    Decimal(amount)\nexcept ValueError:\n    raised = True\nassert not raised"),
+     "tautology", "no assertion depends"),
     # literal_expected
     (T, item("bad", "assert apply_tax(amount, rate) != Decimal('12.50')"), "literal_expected", "Decimal('12.50')"),
     (T, item("bad", "out = apply_tax(amount, rate)\ntotal = out * 2\nassert total == 240"), "literal_expected", "240"),
@@ -137,6 +139,8 @@ GOOD_SHAPES = [
     (T, item("ok", "try:\n    apply_tax(amount, -rate - Decimal('0.01'))\nexcept ValueError:\n    pass\n"
                    "else:\n    raise AssertionError('accepted a negative rate')")),
     (T, item("ok", "with pytest.raises(ValueError):\n    apply_tax(-amount - 1, rate)")),
+    (T, item("ok", "raised = False\ntry:\n    apply_tax(-amount - 1, rate)\nexcept ValueError:\n    raised = True\n"
+                   "assert raised")),
     (T, item("ok", "outs = []\nfor r in (rate, rate * 2):\n    outs.append(apply_tax(amount, r))\nassert outs[0] <= outs[1]")),
     (T, item("ok", "assert apply_tax(amount, Decimal('0')) == amount\nassert apply_tax(Decimal(0), rate) == 0")),
     (T, item("ok", "out = apply_tax(amount, rate)\nassert math.isclose(out, amount * (1 + rate), abs_tol=0.01)")),

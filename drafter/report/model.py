@@ -1,0 +1,215 @@
+"""The sabotage-survival report as data: one RunReport built from a finished run."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from drafter.data import TokenUsage, to_jsonable
+from drafter.runfolder import git_commit, tree_hash
+
+if TYPE_CHECKING:
+    from drafter.pipeline import RunOutcome
+
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TargetEntry:
+    id: str
+    fingerprint: str
+    file: str
+    line: int
+    candidates: int
+    kept: int
+    mutants: int
+    killed: int
+    note: str | None = None  # why the target has no accepted candidate
+
+
+@dataclass(frozen=True)
+class CandidateEntry:
+    id: str
+    target: str
+    name: str | None
+    kind: str | None
+    status: str  # kept | rejected
+    stage: str
+    reason: str | None
+    detail: str
+    file: str | None  # relative to the run folder: kept/… for kept candidates, staged/… for other rendered ones
+    kills: tuple[str, ...]
+    assertion_kills: tuple[str, ...]
+    counterexample: str | None  # Hypothesis's falsifying example when the clean code failed
+    counterexample_shape: str | None  # what the candidate claims to catch
+    rationale: str | None
+
+
+@dataclass(frozen=True)
+class MutantEntry:
+    id: str
+    target: str
+    operator: str
+    description: str
+    line: int
+    status: str  # killed | survived | invalid | timeout
+    killed_by: tuple[str, ...]  # kept candidates only
+    diff: str
+    fresh_process: str | None = None  # why it could not be switched in-process
+
+
+@dataclass(frozen=True)
+class RunReport:
+    version: int
+    run_id: str
+    source: dict
+    model: str
+    settings: dict
+    targets: tuple[TargetEntry, ...]
+    candidates: tuple[CandidateEntry, ...]
+    mutants: tuple[MutantEntry, ...]
+    summary: dict
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _total_usage(outcome: RunOutcome) -> dict:
+    usages = [r.usage for r in outcome.draft.replies if r.usage]
+    total = TokenUsage(
+        sum(u.prompt_tokens for u in usages), sum(u.completion_tokens for u in usages), sum(u.total_tokens for u in usages)
+    )
+    return {**to_jsonable(total), "calls_with_usage": len(usages)}
+
+
+def _mutant_status(mutant_id: str, results, invalid: set[str]) -> str:
+    if mutant_id in invalid:
+        return "invalid"
+    kills = {r.outcome for r in results if r.killed}
+    if kills - {"timeout"}:
+        return "killed"
+    return "timeout" if kills else "survived"
+
+
+def _candidate_file(rendered, kept: bool) -> str | None:
+    if rendered is None:
+        return None
+    return rendered.path.replace("staged/", "kept/", 1) if kept else rendered.path
+
+
+def build_report(outcome: RunOutcome) -> RunReport:
+    draft = outcome.draft
+    matrix = outcome.matrix
+    results_by_mutant: dict[str, list] = {}
+    results_by_candidate: dict[str, list] = {}
+    for result in matrix.results:
+        results_by_mutant.setdefault(result.mutant_id, []).append(result)
+        results_by_candidate.setdefault(result.candidate_id, []).append(result)
+    invalid = set(matrix.invalid)
+    kept_ids = {d.id for d in outcome.drafted if d.verdict.stage == "kept"}
+
+    candidates = []
+    for item in outcome.drafted:
+        results = results_by_candidate.get(item.id, [])
+        rendered = outcome.rendered.get(item.id)
+        check = outcome.soundness.get(item.id)
+        raw = item.raw if isinstance(item.raw, dict) else {}
+        candidate = item.candidate
+        candidates.append(
+            CandidateEntry(
+                id=item.id,
+                target=item.target,
+                name=candidate.name if candidate else raw.get("name") if isinstance(raw.get("name"), str) else None,
+                kind=candidate.kind if candidate else raw.get("kind") if isinstance(raw.get("kind"), str) else None,
+                status="kept" if item.verdict.stage == "kept" else "rejected",
+                stage=item.verdict.stage,
+                reason=item.verdict.reason,
+                detail=item.verdict.detail,
+                file=_candidate_file(rendered, item.id in kept_ids),
+                kills=tuple(sorted(r.mutant_id for r in results if r.killed)),
+                assertion_kills=tuple(sorted(r.mutant_id for r in results if r.outcome == "assertion")),
+                counterexample=check.counterexample if check and check.status != "sound" else None,
+                counterexample_shape=candidate.counterexample if candidate else None,
+                rationale=(candidate.rationale or None) if candidate else None,
+            )
+        )
+
+    mutants = []
+    for mutant in outcome.mutants:
+        # A mutant counts as caught only by the oracle a human would promote: the kept candidates.
+        results = [r for r in results_by_mutant.get(mutant.id, []) if r.candidate_id in kept_ids]
+        mutants.append(
+            MutantEntry(
+                id=mutant.id,
+                target=mutant.target,
+                operator=mutant.operator,
+                description=mutant.description,
+                line=mutant.line,
+                status=_mutant_status(mutant.id, results, invalid),
+                killed_by=tuple(sorted(r.candidate_id for r in results if r.killed)),
+                diff=mutant.diff,
+                fresh_process=matrix.fresh_process.get(mutant.id),
+            )
+        )
+
+    targets = []
+    score = {}
+    for target in draft.extraction.targets:
+        own_candidates = [c for c in candidates if c.target == target.id]
+        own_mutants = [m for m in mutants if m.target == target.id and m.status != "invalid"]
+        killed = sum(1 for m in own_mutants if m.status in ("killed", "timeout"))
+        targets.append(
+            TargetEntry(
+                id=target.id,
+                fingerprint=target.fingerprint,
+                file=target.file,
+                line=target.line,
+                candidates=len(own_candidates),
+                kept=sum(1 for c in own_candidates if c.status == "kept"),
+                mutants=len(own_mutants),
+                killed=killed,
+                note=draft.target_notes.get(target.id),
+            )
+        )
+        score[target.id] = round(killed / len(own_mutants), 3) if own_mutants else None
+
+    mutant_status = Counter(m.status for m in mutants)
+    dropped_equivalent = sum(e for e, _ in outcome.dropped_mutants.values())
+    dropped_duplicate = sum(d for _, d in outcome.dropped_mutants.values())
+    summary = {
+        "targets": len(targets),
+        "targets_with_candidates": sum(1 for t in targets if t.id not in draft.target_notes),
+        "targets_without_candidates": dict(sorted(draft.target_notes.items())),
+        "candidates": len(candidates),
+        "kept": sum(1 for c in candidates if c.status == "kept"),
+        "rejected": sum(1 for c in candidates if c.status == "rejected"),
+        "by_stage": dict(sorted(Counter(c.stage for c in candidates).items())),
+        "by_reason": dict(sorted(Counter(f"{c.stage}:{c.reason}" for c in candidates if c.reason).items())),
+        "mutants": {
+            "total": len(mutants),
+            **{status: mutant_status.get(status, 0) for status in ("killed", "survived", "timeout", "invalid")},
+            "dropped_equivalent": dropped_equivalent,
+            "dropped_duplicate": dropped_duplicate,
+            "fresh_process": len(matrix.fresh_process),
+        },
+        "mutation_score": score,
+        "matrix": {
+            "evaluations": len(matrix.results),
+            "seconds": round(matrix.seconds, 3),
+            "test_seconds": round(matrix.test_seconds, 3),
+            "notes": list(matrix.notes),
+        },
+        "seconds": outcome.stage_seconds,
+        "tokens": _total_usage(outcome),
+    }
+    return RunReport(
+        version=REPORT_VERSION,
+        run_id=draft.run_dir.name,
+        source={"path": str(draft.src), "git_commit": git_commit(draft.src), "tree_hash": tree_hash(draft.src)},
+        model=draft.model,
+        settings=outcome.settings,
+        targets=tuple(targets),
+        candidates=tuple(candidates),
+        mutants=tuple(mutants),
+        summary=summary,
+        warnings=outcome.warnings,
+    )
