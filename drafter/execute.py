@@ -343,6 +343,33 @@ def _fresh_main() -> None:
         print(json.dumps({"outcome": asdict(outcome)}), flush=True)
 
 
+IMPORT_CHECK = """
+import importlib, json, sys
+failures = {}
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:
+        failures[name] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(failures))
+"""
+
+
+def import_failures(source_dir: Path, modules: Sequence[str], timeout: float = 60.0) -> dict[str, str]:
+    """Modules that do not import from source_dir, with why; checked in a fresh interpreter so nothing leaks here."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=os.pathsep.join(p for p in (str(source_dir), os.environ.get("PYTHONPATH", "")) if p))
+    try:
+        done = subprocess.run([sys.executable, "-c", IMPORT_CHECK, *modules], capture_output=True, text=True,
+                              env=env, timeout=timeout, cwd=Path(source_dir).parent)
+    except subprocess.TimeoutExpired:
+        return {m: f"importing took longer than {timeout:.0f} s" for m in modules}
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {m: f"the import check died: {done.stderr.strip()[-300:]}" for m in modules}
+
+
 # ---------------------------------------------------------------- the parent side
 
 

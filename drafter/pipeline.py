@@ -14,6 +14,7 @@ from drafter.candidates import parse_reply
 from drafter.config import Settings
 from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
 from drafter.errors import DrafterError, ModelError, SourceError
+from drafter.execute import import_failures
 from drafter.extract import extract
 from drafter.keep import decide
 from drafter.killmatrix import build_kill_matrix
@@ -170,6 +171,11 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
     for reply in replies:
         body = reply.text if reply.text is not None else f"# no reply: {reply.error}\n"
         write_text(run_dir / "replies" / f"{target_slug(reply.target)}.txt", body)
+    write_json(run_dir / "model_calls.json", [
+        {"target": r.target, "model": r.model or backend.name, "seconds": round(r.seconds, 3), "usage": r.usage,
+         "error": r.error}
+        for r in replies
+    ])
 
     reporter.stage("parse+lint", total=len(replies))
     drafted: list[Drafted] = []
@@ -220,6 +226,15 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
     source_dir = copy_source(drafted_run.src, run_dir / "source")
     verdicts: dict[str, Drafted] = {d.id: d for d in drafted_run.drafted}
     warnings = list(drafted_run.warnings)
+    modules = sorted({t.module for t in extraction.targets})
+    failures = import_failures(source_dir, modules)
+    if modules and len(failures) == len(modules):
+        raise SourceError(
+            "no target module of SRC imports, so no candidate can run ("
+            + "; ".join(f"{m}: {why}" for m, why in sorted(failures.items()))
+            + "). Install SRC's dependencies in this environment."
+        )
+    warnings.extend(f"{m} does not import ({why}): its candidates cannot run" for m, why in sorted(failures.items()))
 
     def reject(item_id: str, verdict: Verdict) -> None:
         verdicts[item_id] = replace(verdicts[item_id], verdict=verdict)

@@ -41,6 +41,8 @@ def test_run_through_openai_client_matches_the_replay_verdicts(openai_server, oa
     calls = len(openai_server.requests)
     assert calls == len(report["targets"]) == 4
     assert report["summary"]["tokens"]["total_tokens"] == 140 * calls
+    per_call = json.loads((workspace / "latest" / "model_calls.json").read_text())
+    assert [c["usage"]["total_tokens"] for c in per_call] == [140] * calls
     # the prompt that reached the server is the rendered template, and names corpus files only by name
     assert "def apply_tax(amount: Decimal, rate: Decimal) -> Decimal" in json.dumps(openai_server.requests)
 
