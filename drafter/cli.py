@@ -64,12 +64,9 @@ class RichReporter:
         self.close()
         self.task = self.progress.add_task(name, total=total)
 
-    def advance(self, amount: int = 1) -> None:
+    def advance(self, amount: int = 1, total: int | None = None) -> None:
         if self.task is not None:
-            self.progress.advance(self.task, amount)
-
-    def note(self, message: str) -> None:
-        self.progress.console.print(message)
+            self.progress.update(self.task, advance=amount, **({"total": total} if total is not None else {}))
 
     def close(self) -> None:
         """Mark the current stage complete, whatever its count said."""

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -142,6 +143,7 @@ def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> 
 def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:
     """Run one configured test; never raises for anything the test does (KeyboardInterrupt aside)."""
     configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
+    body = test.hypothesis.inner_test.__code__
     start = time.perf_counter()
     with _soft_timer(spec.budget):
         try:
@@ -151,15 +153,19 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
         except _OverBudget:
             return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
-            return _classify(exc, time.perf_counter() - start, Path(source_root))
+            return _classify(exc, time.perf_counter() - start, Path(source_root), body)
     return RunOutcome("passed", time.perf_counter() - start)
 
 
-def _classify(exc: BaseException, seconds: float, source_root: Path) -> RunOutcome:
+def _classify(exc: BaseException, seconds: float, source_root: Path, body: types.CodeType) -> RunOutcome:
+    """Flaky; error when it cannot run (Hypothesis refused, a name is missing, or drawing the inputs raised
+    before the test body ran: a bad strategy, not a counterexample); else failed."""
     from hypothesis import errors
 
-    in_source = _passed_through(exc, source_root)
-    error = f"{type(exc).__name__}: {exc}".strip()[:2000]
+    codes = _traceback_codes(exc)
+    root = str(source_root.resolve()) + os.sep
+    in_source = any(os.path.abspath(code.co_filename).startswith(root) for code in codes)
+    error = f"{type(exc).__name__}: {exc}".strip()
     notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
     example = "\n".join(n for n in notes if "test case" in n or "example" in n) or None
     if isinstance(exc, errors.Flaky):
@@ -168,19 +174,22 @@ def _classify(exc: BaseException, seconds: float, source_root: Path) -> RunOutco
         isinstance(exc, (NameError, ImportError)) and not in_source
     ):
         status = "error"  # health check, bad strategy, unsatisfiable, undefined name: it cannot run
+    elif body not in codes:
+        status = "error"
+        drawing = "; ".join(n for n in notes if n.startswith("while generating"))
+        error = f"drawing the inputs raised before the test body ran: {error}" + (f" ({drawing})" if drawing else "")
     else:
         status = "failed"
-    return RunOutcome(status, seconds, type(exc).__name__, error, example, in_source)
+    return RunOutcome(status, seconds, type(exc).__name__, error[:2000], example, in_source)
 
 
-def _passed_through(exc: BaseException, root: Path) -> bool:
-    root_text = str(root.resolve()) + os.sep
+def _traceback_codes(exc: BaseException) -> list[types.CodeType]:
+    codes = []
     tb = exc.__traceback__
     while tb is not None:
-        if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root_text):
-            return True
+        codes.append(tb.tb_frame.f_code)
         tb = tb.tb_next
-    return False
+    return codes
 
 
 class _soft_timer:
@@ -357,6 +366,7 @@ print(json.dumps(failures))
 
 def import_failures(source_dir: Path, modules: Sequence[str], timeout: float = 60.0) -> dict[str, str]:
     """Modules that do not import from source_dir, with why; checked in a fresh interpreter so nothing leaks here."""
+    source_dir = Path(source_dir).resolve()
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=os.pathsep.join(p for p in (str(source_dir), os.environ.get("PYTHONPATH", "")) if p))
     try:

@@ -6,6 +6,8 @@ import json
 import shutil
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -33,18 +35,14 @@ class Reporter(Protocol):
     """Progress sink: the CLI shows bars, tests and library callers pass Quiet()."""
 
     def stage(self, name: str, total: int | None = None) -> None: ...
-    def advance(self, amount: int = 1) -> None: ...
-    def note(self, message: str) -> None: ...
+    def advance(self, amount: int = 1, total: int | None = None) -> None: ...
 
 
 class Quiet:
     def stage(self, name: str, total: int | None = None) -> None:
         pass
 
-    def advance(self, amount: int = 1) -> None:
-        pass
-
-    def note(self, message: str) -> None:
+    def advance(self, amount: int = 1, total: int | None = None) -> None:
         pass
 
 
@@ -52,17 +50,13 @@ class Quiet:
 class StageClock:
     seconds: dict[str, float] = field(default_factory=dict)
 
-    def measure(self, name: str):
-        clock = self
-
-        class _Span:
-            def __enter__(self):
-                self.start = time.perf_counter()
-
-            def __exit__(self, *exc):
-                clock.seconds[name] = round(clock.seconds.get(name, 0.0) + time.perf_counter() - self.start, 3)
-
-        return _Span()
+    @contextmanager
+    def measure(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
 
 
 @dataclass(frozen=True)
@@ -212,7 +206,70 @@ def candidate_row(d: Drafted) -> dict:
     return row
 
 
-SOUNDNESS_REASONS = {"unsound": "unsound", "error": "error", "flaky": "flaky", "timeout": "timeout"}
+def check_imports(source_dir: Path, extraction: Extraction) -> list[str]:
+    """Warnings for target modules that do not import; an error when none does (an environment problem)."""
+    modules = sorted({t.module for t in extraction.targets})
+    failures = import_failures(source_dir, modules)
+    if modules and len(failures) == len(modules):
+        raise SourceError(
+            "no target module of SRC imports, so no candidate can run ("
+            + "; ".join(f"{m}: {why}" for m, why in sorted(failures.items()))
+            + "). Install SRC's dependencies in this environment."
+        )
+    return [f"{m} does not import ({why}): its candidates cannot run" for m, why in sorted(failures.items())]
+
+
+def render_stage(accepted: list[Drafted], extraction: Extraction, run_dir: Path, settings: Settings,
+                 reporter: Reporter) -> tuple[dict[str, Rendered], dict[str, Verdict]]:
+    """Staged test files for accepted candidates; render failures as verdicts."""
+    rendered: dict[str, Rendered] = {}
+    failed: dict[str, Verdict] = {}
+    reporter.stage("render", total=len(accepted))
+    for item in accepted:
+        try:
+            result = render(item.candidate, extraction.target(item.target), extraction, max_examples=settings.max_examples)
+        except RenderError as exc:
+            failed[item.id] = exc.verdict
+        else:
+            write_text(run_dir / result.path, result.source)
+            rendered[item.id] = result
+        reporter.advance()
+    return rendered, failed
+
+
+def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | None,
+                 warnings: list[str]) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
+    """Operator mutants of every target plus the owner's known-bad patches; problems become warnings."""
+    mutants: list[Mutant] = []
+    dropped: dict[str, tuple[int, int]] = {}
+    for target in extraction.targets:
+        try:
+            mutant_set = mutants_for(target, source_dir)
+        except DrafterError as exc:
+            warnings.append(f"{target.id}: no mutants, {exc}")
+            continue
+        mutants.extend(mutant_set.mutants)
+        dropped[target.id] = (mutant_set.dropped_equivalent, mutant_set.dropped_duplicate)
+    if known_bad is not None:
+        known, errors = load_known_bad(known_bad, source_dir, extraction.targets)
+        mutants.extend(known)
+        warnings.extend(f"known-bad {e.file}: {e.reason}" for e in errors)
+    return mutants, dropped
+
+
+def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_dir: Path) -> dict[str, Verdict]:
+    """The keep rule for every sound candidate; kept files are copied to kept/."""
+    by_candidate: dict[str, list] = {}
+    for result in matrix.results:
+        by_candidate.setdefault(result.candidate_id, []).append(result)
+    verdicts = {}
+    for item, _clean in sound:
+        verdicts[item.candidate_id] = verdict = decide(by_candidate.get(item.candidate_id, []))
+        if verdict.accepted:
+            kept_path = run_dir / item.path.replace("staged/", "kept/", 1)
+            kept_path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(run_dir / item.path, kept_path)
+    return verdicts
 
 
 def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunResult:
@@ -224,103 +281,45 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
     clock = StageClock(dict(drafted_run.stage_seconds))
     run_dir, extraction = drafted_run.run_dir, drafted_run.extraction
     source_dir = copy_source(drafted_run.src, run_dir / "source")
-    verdicts: dict[str, Drafted] = {d.id: d for d in drafted_run.drafted}
-    warnings = list(drafted_run.warnings)
-    modules = sorted({t.module for t in extraction.targets})
-    failures = import_failures(source_dir, modules)
-    if modules and len(failures) == len(modules):
-        raise SourceError(
-            "no target module of SRC imports, so no candidate can run ("
-            + "; ".join(f"{m}: {why}" for m, why in sorted(failures.items()))
-            + "). Install SRC's dependencies in this environment."
-        )
-    warnings.extend(f"{m} does not import ({why}): its candidates cannot run" for m, why in sorted(failures.items()))
+    warnings = list(drafted_run.warnings) + check_imports(source_dir, extraction)
+    verdicts: dict[str, Verdict] = {d.id: d.verdict for d in drafted_run.drafted}
 
-    def reject(item_id: str, verdict: Verdict) -> None:
-        verdicts[item_id] = replace(verdicts[item_id], verdict=verdict)
-
-    accepted = [d for d in drafted_run.drafted if d.verdict.accepted]
-    reporter.stage("render", total=len(accepted))
-    rendered: dict[str, Rendered] = {}
     with clock.measure("render"):
-        for item in accepted:
-            try:
-                result = render(item.candidate, extraction.target(item.target), extraction, max_examples=settings.max_examples)
-            except RenderError as exc:
-                reject(item.id, exc.verdict)
-            else:
-                write_text(run_dir / result.path, result.source)
-                rendered[item.id] = result
-            reporter.advance()
+        rendered, render_failures = render_stage(
+            [d for d in drafted_run.drafted if d.verdict.accepted], extraction, run_dir, settings, reporter
+        )
+    verdicts.update(render_failures)
 
     reporter.stage("soundness", total=len(rendered))
     with clock.measure("soundness"):
         checks = check_soundness(
-            list(rendered.values()),
-            run_dir,
-            source_dir,
-            seeds=settings.seeds,
-            max_examples=settings.max_examples,
-            jobs=settings.jobs,
-            on_progress=lambda _id: reporter.advance(),
+            list(rendered.values()), run_dir, source_dir, seeds=settings.seeds, max_examples=settings.max_examples,
+            jobs=settings.jobs, on_progress=lambda _id: reporter.advance(),
         )
-    soundness = {s.candidate_id: s for s in checks}
     for check in checks:
-        if check.status == "sound":
-            reject(check.candidate_id, Verdict("sound", True))
-        else:
-            reject(check.candidate_id, Verdict("sound", False, SOUNDNESS_REASONS[check.status], check.detail))
+        sound_now = check.status == "sound"
+        verdicts[check.candidate_id] = Verdict("sound", sound_now, None if sound_now else check.status, check.detail)
     sound = [(rendered[c.candidate_id], c) for c in checks if c.status == "sound"]
 
     reporter.stage("mutants")
-    mutants: list[Mutant] = []
-    dropped: dict[str, tuple[int, int]] = {}
     with clock.measure("mutants"):
-        for target in extraction.targets:
-            try:
-                mutant_set = mutants_for(target, source_dir)
-            except DrafterError as exc:
-                warnings.append(f"{target.id}: no mutants, {exc}")
-                continue
-            mutants.extend(mutant_set.mutants)
-            dropped[target.id] = (mutant_set.dropped_equivalent, mutant_set.dropped_duplicate)
-        if settings.known_bad is not None:
-            known, errors = load_known_bad(settings.known_bad, source_dir, extraction.targets)
-            mutants.extend(known)
-            warnings.extend(f"known-bad {e.file}: {e.reason}" for e in errors)
+        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings)
 
-    targets_with_sound = {r.target for r, _ in sound}
-    facing = [m for m in mutants if m.target in targets_with_sound]
-    reporter.stage("sabotage", total=None)
+    facing_targets = {r.target for r, _ in sound}
+    reporter.stage("sabotage")
     with clock.measure("sabotage"):
         matrix = build_kill_matrix(
-            sound,
-            facing,
-            run_dir,
-            source_dir,
-            jobs=settings.jobs,
-            max_examples=settings.max_examples,
-            on_progress=lambda done, total: reporter.advance(),
+            sound, [m for m in mutants if m.target in facing_targets], run_dir, source_dir, jobs=settings.jobs,
+            max_examples=settings.max_examples, on_progress=lambda done, total: reporter.advance(total=total),
         )
-
     with clock.measure("keep"):
-        by_candidate: dict[str, list] = {}
-        for result in matrix.results:
-            by_candidate.setdefault(result.candidate_id, []).append(result)
-        for item_rendered, _check in sound:
-            verdict = decide(by_candidate.get(item_rendered.candidate_id, []))
-            reject(item_rendered.candidate_id, verdict)
-            if verdict.accepted:
-                kept_path = run_dir / item_rendered.path.replace("staged/", "kept/", 1)
-                kept_path.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(run_dir / item_rendered.path, kept_path)
+        verdicts.update(keep_stage(sound, matrix, run_dir))
 
-    final = tuple(verdicts[d.id] for d in drafted_run.drafted)
     outcome = RunOutcome(
         draft=drafted_run,
-        drafted=final,
+        drafted=tuple(replace(d, verdict=verdicts[d.id]) for d in drafted_run.drafted),
         rendered=rendered,
-        soundness=soundness,
+        soundness={c.candidate_id: c for c in checks},
         mutants=tuple(mutants),
         dropped_mutants=dropped,
         matrix=matrix,

@@ -31,7 +31,8 @@ def check_separate(src: Path, workspace: Path) -> None:
 
 
 def new_run_dir(workspace: Path) -> Path:
-    """workspace/runs/<run-id>/, with workspace/latest pointing at it."""
+    """workspace/runs/<run-id>/ (absolute: workers and subprocesses run elsewhere), with workspace/latest pointing at it."""
+    workspace = workspace.resolve()
     runs = workspace / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())

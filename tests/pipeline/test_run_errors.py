@@ -49,3 +49,12 @@ def test_src_where_nothing_imports_is_an_environment_error(tmp_path):
     src = make_src(tmp_path, broken=BROKEN_MODULE)
     with pytest.raises(SourceError, match=r"pkg\.broken: ModuleNotFoundError.*Install SRC's dependencies"):
         run(src, settings(tmp_path))
+
+
+def test_relative_workspace_works_from_the_working_directory(tmp_path, monkeypatch):
+    src = make_src(tmp_path, good=GOOD_MODULE)
+    monkeypatch.chdir(tmp_path)
+    result = run(Path("src"), Settings(workspace=Path("ws"), jobs=1, max_examples=20, seeds=2))
+    assert not result.warnings
+    assert result.run_dir.is_absolute() and result.run_dir.is_relative_to(tmp_path / "ws")
+    assert any(c.status == "kept" for c in result.report.candidates)
