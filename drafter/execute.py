@@ -273,13 +273,9 @@ def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
     except switch.MutantInvalid as exc:
         yield ("invalid", str(exc))
         return
-    except switch.SwitchUnsafe as exc:
-        yield ("fresh", str(exc))
-        if not mutant.forced:
-            yield from _run_fresh(batch, source_dir)
-        return
-    except Exception as exc:  # noqa: BLE001 - e.g. the original module does not import here
-        yield ("fresh", f"cannot switch in-process: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - SwitchUnsafe, or e.g. the original module does not import here
+        unsafe = isinstance(exc, switch.SwitchUnsafe)
+        yield ("fresh", str(exc) if unsafe else f"cannot switch in-process: {type(exc).__name__}: {exc}")
         if not mutant.forced:
             yield from _run_fresh(batch, source_dir)
         return
@@ -304,38 +300,48 @@ def _run_runs(batch: Batch, source_dir: str) -> Iterator[tuple]:
 
 
 def _run_fresh(batch: Batch, source_dir: str) -> Iterator[tuple]:
-    """Run the batch in a new interpreter over a temporary copy of the source with the mutant written in."""
+    """Run the batch in new interpreters over a temporary copy of the source with the mutant written in.
+
+    An interpreter that hangs past its limit or dies costs the run it was on (timeout / died); the runs
+    after it go to a new interpreter, as the pool does with a lost worker.
+    """
     mutant = batch.mutant
     assert mutant is not None
     with tempfile.TemporaryDirectory(prefix="drafter-fresh-") as tmp:
         copy = Path(tmp) / "source"
         shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__"))
         (copy / mutant.file).write_text(mutant.source, encoding="utf-8")
-        request = {"source_dir": str(copy), "module": mutant.module, "runs": [asdict(r) for r in batch.runs]}
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
                    PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parent.parent),
                                                os.environ.get("PYTHONPATH", "")]))
-        limit = FRESH_STARTUP + sum(r.budget + HARD_GRACE for r in batch.runs)
-        try:
-            done = subprocess.run([sys.executable, "-m", "drafter.execute"], input=json.dumps(request),
-                                  capture_output=True, text=True, env=env, timeout=limit, cwd=tmp)
-            lines = done.stdout.splitlines()
-        except subprocess.TimeoutExpired as exc:
-            lines = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            lines = lines.splitlines()
-        answered = 0
-        for line in lines:
-            if not line.startswith("{"):
-                continue
-            data = json.loads(line)
-            if "invalid" in data:
-                yield ("invalid", data["invalid"])
+        first = 0
+        while first < len(batch.runs):
+            runs = batch.runs[first:]
+            request = {"source_dir": str(copy), "module": mutant.module, "runs": [asdict(r) for r in runs]}
+            limit = FRESH_STARTUP + sum(r.budget + HARD_GRACE for r in runs)
+            try:
+                done = subprocess.run([sys.executable, "-m", "drafter.execute"], input=json.dumps(request),
+                                      capture_output=True, text=True, env=env, timeout=limit, cwd=tmp)
+                output, lost = done.stdout, RunOutcome("died", 0.0, error=(
+                    f"the fresh interpreter died (exit code {done.returncode}): {done.stderr.strip()[-300:]}"))
+            except subprocess.TimeoutExpired as exc:  # its output arrives as bytes even with text=True
+                output = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+                lost = None
+            answered = 0
+            for line in output.splitlines():
+                if line.startswith("{"):
+                    data = json.loads(line)
+                    if "invalid" in data:
+                        yield ("invalid", data["invalid"])
+                        return
+                    yield ("result", first + answered, RunOutcome(**data["outcome"]))
+                    answered += 1
+            if answered == len(runs):
                 return
-            yield ("result", answered, RunOutcome(**data["outcome"]))
-            answered += 1
-        for index in range(answered, len(batch.runs)):
-            yield ("result", index, RunOutcome("timeout" if index == answered else "died", 0.0,
-                                               error="the fresh interpreter stopped before this run"))
+            budget = runs[answered].budget
+            yield ("result", first + answered, lost or RunOutcome(
+                "timeout", budget, error=f"the fresh interpreter was killed after {limit:.1f}s"))
+            first += answered + 1
 
 
 def _fresh_main() -> None:
@@ -392,6 +398,7 @@ class _Slot:
     offset: int = 0  # index of the batch's first run sent to this worker
     next_run: int = 0  # runs of the current assignment already answered
     deadline: float = 0.0
+    fresh: bool = False  # the current batch runs in fresh interpreters, each needing time to start
 
 
 class WorkerPool:
@@ -444,7 +451,7 @@ class WorkerPool:
                 if slot.ready and slot.batch < 0 and pending:
                     index, offset = pending.popleft()
                     batch = batches[index]
-                    slot.batch, slot.offset, slot.next_run = index, offset, 0
+                    slot.batch, slot.offset, slot.next_run, slot.fresh = index, offset, 0, False
                     slot.conn.send(replace(batch, runs=batch.runs[offset:]))
                     slot.deadline = time.monotonic() + batch.runs[offset].budget + HARD_GRACE
             waiting = {slot.conn: slot for slot in self.slots if slot.batch >= 0 or not slot.ready}
@@ -474,6 +481,7 @@ class WorkerPool:
         elif kind == "invalid":
             yield Event("invalid", slot.batch, reason=message[1])
         elif kind == "fresh":
+            slot.fresh = True
             remaining = batch.runs[slot.offset:]
             slot.deadline = time.monotonic() + FRESH_STARTUP + 2 * sum(r.budget + HARD_GRACE for r in remaining)
             yield Event("fresh", slot.batch, reason=message[1])
@@ -483,7 +491,8 @@ class WorkerPool:
             yield Event("result", slot.batch, run, message[2])
             following = slot.offset + slot.next_run
             if following < len(batch.runs):
-                slot.deadline = max(slot.deadline, time.monotonic() + batch.runs[following].budget + HARD_GRACE)
+                slack = batch.runs[following].budget + HARD_GRACE + (FRESH_STARTUP if slot.fresh else 0.0)
+                slot.deadline = max(slot.deadline, time.monotonic() + slack)
 
     def _lost(self, slot: _Slot, batches: Sequence[Batch], pending: deque, why: str) -> Iterator[Event]:
         """The worker hung past its budget or died: its current run gets that outcome, the rest is requeued."""

@@ -28,7 +28,7 @@ from drafter.report import RunReport, build_report, write_reports
 from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
 from drafter.soundness import check_soundness
 from sabotage.known_bad import load_known_bad
-from sabotage.mutants import mutants_for
+from sabotage.mutants import mutants_for, normalised_tree
 
 
 class Reporter(Protocol):
@@ -252,8 +252,14 @@ def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | Non
         dropped[target.id] = (mutant_set.dropped_equivalent, mutant_set.dropped_duplicate)
     if known_bad is not None:
         known, errors = load_known_bad(known_bad, source_dir, extraction.targets)
-        mutants.extend(known)
         warnings.extend(f"known-bad {e.file}: {e.reason}" for e in errors)
+        # An operator mutant that is the same tree as an owner's patch is a duplicate: keep the owner's words.
+        known_trees = {(m.target, normalised_tree(m.source)) for m in known}
+        for mutant in [m for m in mutants if (m.target, normalised_tree(m.source)) in known_trees]:
+            mutants.remove(mutant)
+            equivalent, duplicate = dropped[mutant.target]
+            dropped[mutant.target] = (equivalent, duplicate + 1)
+        mutants.extend(known)
     return mutants, dropped
 
 

@@ -78,3 +78,13 @@ def test_kept_candidates_catch_a_deliberately_broken_implementation(replay_run, 
     result = _run_kept(kept_dir, broken)
     assert result.returncode == 1, result.stdout[-2000:]
     assert "test_" in result.stdout and "failed" in result.stdout
+
+
+def test_an_operator_mutant_equal_to_a_known_bad_patch_is_dropped_as_duplicate(replay_run):
+    ids = {m.id for m in replay_run.report.mutants}
+    assert "known_bad:apply_tax_unrounded.diff@shop.billing:apply_tax" in ids
+    # drop_call on `.quantize(...)` yields the same tree as the owner's patch, so only the patch is run
+    dropped = [m for m in replay_run.outcome.mutants if m.operator == "drop_call" and m.target == "shop.billing:apply_tax"
+               and ".quantize(" not in m.source.split("def apply_tax", 1)[1].split("def ", 1)[0]]
+    assert dropped == []
+    assert replay_run.report.summary["mutants"]["dropped_duplicate"] >= 1

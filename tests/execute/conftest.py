@@ -64,6 +64,22 @@ class Counter:
 class Child(Counter):
     def bump(self, by):
         return super().bump(by * 1)
+
+
+def countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+
+async def fetch(x):
+    return x + 1
+
+
+def make_adder(k):
+    def add(x):
+        return x + k
+    return add
 '''
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from drafter.killmatrix import SwitchingError, build_kill_matrix
@@ -47,6 +49,9 @@ def test_methods_decorated_cached_and_closure_targets_switch_in_process_and_rest
         ("square", "return x * x", "return x + x", lambda: core.square(3), 9, 6),
         ("Counter.zero", "return 0", "return 1", lambda: core.Counter.zero(), 0, 1),
         ("Counter.twice", "return self.value * 2", "return self.value * 3", lambda: core.Counter(2).twice, 4, 6),
+        ("countdown", "n -= 1", "n -= 2", lambda: list(core.countdown(4)), [4, 3, 2, 1], [4, 2]),
+        ("fetch", "return x + 1", "return x - 1", lambda: asyncio.run(core.fetch(1)), 2, 0),
+        ("make_adder", "return x + k", "return x * k", lambda: core.make_adder(3)(2), 5, 6),
     ]
     for qualname, old, new, probe, clean, mutated in cases:
         m = kit.mutant(source, name, qualname, "m", old, new)
@@ -159,3 +164,62 @@ def test_a_hung_or_dead_worker_is_replaced_and_other_pairs_complete(kit, pkg, tm
     assert got[("even", "plus")] == "assertion" and got[("signed", "plus")] == "survived"
     assert got[("even", "neg")] == "survived" and got[("signed", "neg")] == "assertion"
     assert "died" in next(r.detail for r in matrix.results if r.mutant_id.endswith("#exit"))
+
+
+def test_a_kill_is_an_assertion_when_the_candidate_judged_and_a_crash_when_the_target_raised(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    items = [
+        # pytest.raises failing ("DID NOT RAISE") is the candidate's own judgement.
+        kit.rendered(run, name, "double", "contract", "with pytest.raises(TypeError):\n    double(None)",
+                     imports="import pytest\n"),
+        # An exception caught and turned into the candidate's own AssertionError: the candidate judged it.
+        kit.rendered(run, name, "double", "converts",
+                     "try:\n    out = double(x)\nexcept ValueError as exc:\n"
+                     "    raise AssertionError('double raised') from exc\nassert out % 2 == 0"),
+        # Caught and re-raised unchanged: the exception still comes out of the target.
+        kit.rendered(run, name, "double", "reraises",
+                     "try:\n    out = double(x)\nexcept ValueError:\n    raise\nassert out % 2 == 0"),
+    ]
+    mutants = [
+        kit.mutant(source, name, "double", "none_ok", "return x * SCALE", "return x if x is None else x * SCALE"),
+        kit.mutant(source, name, "double", "value_error", "return x * SCALE", "raise ValueError(x)"),
+    ]
+    matrix = build_kill_matrix([kit.sound(i, 0.01) for i in items], mutants, run, source, jobs=2, max_examples=20)
+    assert outcomes(matrix) == {
+        ("contract", "none_ok"): "assertion",  # DID NOT RAISE
+        ("contract", "value_error"): "crash",  # the wrong exception escaped pytest.raises from the target
+        ("converts", "none_ok"): "survived",
+        ("converts", "value_error"): "assertion",
+        ("reraises", "none_ok"): "survived",
+        ("reraises", "value_error"): "crash",
+    }
+
+
+def test_each_candidate_gets_its_own_budget_from_its_clean_time(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    quick = kit.rendered(run, name, "double", "quick", "assert double(x) % 2 == 0")
+    patient = kit.rendered(run, name, "double", "patient", "assert double(x) % 2 == 0")
+    # About 1 s per run: over the 0.3 s floor of the quick candidate, inside 10 x 0.4 s for the patient one.
+    slow = kit.mutant(source, name, "double", "slow", "return x * SCALE", "import time\n    time.sleep(0.05)\n"
+                      "    return x * SCALE")
+    matrix = build_kill_matrix([kit.sound(quick, 0.01), kit.sound(patient, 0.4)], [slow], run, source, jobs=2,
+                               max_examples=20, budget_multiplier=10.0, budget_floor=0.3)
+    assert outcomes(matrix) == {("quick", "slow"): "timeout", ("patient", "slow"): "survived"}
+    assert "0.3s" in next(r.detail for r in matrix.results if "::quick" in r.candidate_id)
+
+
+def test_a_fresh_interpreter_that_dies_costs_only_the_run_it_was_on(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    seven = kit.rendered(run, name, "double", "seven", "assert double(7) == 14")
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0", given="x=st.integers(0, 5)")
+    dies_on_seven = kit.mutant(
+        source, name, "double", "exits", "SCALE = 2\n\n\ndef double(x):\n    return x * SCALE",
+        "SCALE = 3\n\n\ndef double(x):\n    if x == 7:\n        import os\n        os._exit(3)\n    return x * SCALE")
+    matrix = build_kill_matrix([kit.sound(seven), kit.sound(even)], [dies_on_seven], run, source, jobs=1,
+                               max_examples=20)
+    assert "outside the body of double" in matrix.fresh_process[dies_on_seven.id]
+    assert outcomes(matrix) == {("seven", "exits"): "crash", ("even", "exits"): "assertion"}
+    assert "exit code 3" in next(r.detail for r in matrix.results if "::seven" in r.candidate_id)

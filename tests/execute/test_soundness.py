@@ -112,3 +112,45 @@ def test_a_test_file_that_does_not_import_is_an_error_beside_a_sound_one(kit, pk
 def test_empty_input_gives_empty_output(pkg, tmp_path, jobs):
     source, _ = pkg
     assert check_soundness([], tmp_path, source, jobs=jobs) == []
+
+
+def test_drawing_inputs_that_raises_is_an_error_while_the_same_raise_in_the_body_is_unsound(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    items = [
+        kit.rendered(run, name, "Counter.bump", "bad_builds", "assert c.bump(1).value == c.value + 1",
+                     given="c=st.builds(Counter, wrong_field=st.integers())"),
+        kit.rendered(run, name, "Counter.bump", "bad_map", "assert x >= 0",
+                     given="x=st.integers(0, 9).map(lambda v: Counter(wrong_field=v))"),
+        kit.rendered(run, name, "Counter.bump", "good_builds", "assert c.bump(1).value == c.value + 1",
+                     given="c=st.builds(Counter, start=st.integers())"),
+        kit.rendered(run, name, "Counter.bump", "bad_call_in_body", "assert Counter(wrong_field=x).bump(1)"),
+    ]
+    results = {r.candidate_id.split("::")[1]: r for r in check_soundness(items, run, source, seeds=5,
+                                                                          max_examples=20, jobs=2)}
+    for bad in ("bad_builds", "bad_map"):
+        assert results[bad].status == "error", results[bad]
+        assert "before the test body ran" in results[bad].detail and "wrong_field" in results[bad].detail
+        assert "while generating" in results[bad].detail
+    assert results["good_builds"].status == "sound"
+    # The same TypeError raised by the property itself is a failing property, with its counterexample.
+    assert results["bad_call_in_body"].status == "unsound"
+    assert "x=0" in results["bad_call_in_body"].counterexample
+
+
+def test_hypothesis_flaky_and_time_dependent_results_are_flaky_not_sound(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    items = [
+        # Fails on every odd call: Hypothesis's replay of the failing example passes, so it raises Flaky.
+        kit.rendered(run, name, "double", "alternates", "CALLS.append(x)\nassert len(CALLS) % 2 == 0",
+                     imports="CALLS = []\n"),
+        # Holds for about the first second after import, whatever the seed: later seeds fail.
+        kit.rendered(run, name, "double", "clock", "time.sleep(0.01)\nassert time.monotonic() - STARTED < 1.2",
+                     imports="import time\nSTARTED = time.monotonic()\n"),
+        kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"),
+    ]
+    results = check_soundness(items, run, source, seeds=5, max_examples=40, jobs=2)
+    assert [r.status for r in results] == ["flaky", "flaky", "sound"], results
+    assert "FlakyFailure" in results[0].detail or "Flaky" in results[0].detail
+    assert "seed 0: passed" in results[1].detail and "seed 4: failed" in results[1].detail
