@@ -5,17 +5,16 @@ Every error (unreadable or malformed file, unknown revision, bad option) is a no
 
 import json
 import sys
+import traceback
 from pathlib import Path
 from typing import Callable, Optional
-
-import traceback
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gate import ledger as ledger_mod
-from gate.check import EXIT_BLOCKED, EXIT_PASS, EXIT_USAGE, Check, GateError, failed
+from gate.check import EXIT_BLOCKED, EXIT_PASS, EXIT_USAGE, Check, GateError, failed, read_json
 from gate.cochange import check_cochange
 from gate.deny import check_deny
 from gate.lock import verify_lock, verify_sidecars, write_lock
@@ -76,6 +75,16 @@ def _finish(make: Callable[[], Check], as_json: bool, name: str) -> None:
     raise typer.Exit(EXIT_PASS if check.ok else EXIT_BLOCKED)
 
 
+def _json_object(text: str, flag: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GateError(f"{flag} is not JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise GateError(f"{flag} must be a JSON object")
+    return value
+
+
 @lock_app.command("write")
 def lock_write(root: Path = typer.Option(..., "--root"), lock: Path = typer.Option(..., "--lock"),
                as_json: bool = JsonOpt) -> None:
@@ -109,12 +118,9 @@ def seal_add(manifest: Path = typer.Option(..., "--manifest"), fixture_id: str =
              as_json: bool = JsonOpt) -> None:
     """Oracle owner: seal one fixture file (replaces the row with the same id or path)."""
     def make() -> Check:
-        try:
-            keys = json.loads(extra)
-        except json.JSONDecodeError as exc:
-            raise GateError(f"--extra is not JSON: {exc.msg}") from None
-        if not isinstance(keys, dict) or {"id", "path", "sha256"} & set(keys):
-            raise GateError("--extra must be a JSON object without id, path or sha256")
+        keys = _json_object(extra, "--extra")
+        if {"id", "path", "sha256"} & set(keys):
+            raise GateError("--extra must not set id, path or sha256")
         return add_row(manifest, fixture_id, path, keys)
     _finish(make, as_json, "seal")
 
@@ -164,7 +170,7 @@ def classify(base: str = typer.Option(..., "--base"), tests: str = typer.Option(
         witnesses = {}
         if ledger is not None:
             led = ledger_mod.load_ledger(ledger)
-            witnesses = {t: s.reason for t, s in ledger_mod.states(led).items() if not s.votes}
+            witnesses = {t: s.reason for t, s in ledger_mod.states(led, repo).items() if not s.votes}
         return check_classify(repo, base, tests, prod, witnesses)
     _finish(make, as_json, "classify")
 
@@ -176,11 +182,7 @@ def flake_init(ledger: Path = typer.Option(..., "--ledger"),
                as_json: bool = JsonOpt) -> None:
     """Create an empty ledger with a policy."""
     def make() -> Check:
-        try:
-            overrides = json.loads(params)
-        except json.JSONDecodeError as exc:
-            raise GateError(f"--params is not JSON: {exc.msg}") from None
-        led = ledger_mod.init_ledger(ledger, policy, overrides)
+        led = ledger_mod.init_ledger(ledger, policy, _json_object(params, "--params"))
         return Check("flake", True, (f"ledger {ledger} created with policy {led.policy}",), {"params": led.params})
     _finish(make, as_json, "flake")
 
@@ -198,7 +200,6 @@ def flake_record(ledger: Path = typer.Option(..., "--ledger"), commit: str = typ
     def make() -> Check:
         host_name = host or ledger_mod.default_host()
         if from_file is not None:
-            from gate.check import read_json
             summary = read_json(from_file, "results summary")
             if not isinstance(summary, dict) or not isinstance(summary.get("results"), list):
                 raise GateError(f"results summary {from_file}: key \"results\" must be a list")
@@ -217,11 +218,13 @@ def flake_record(ledger: Path = typer.Option(..., "--ledger"), commit: str = typ
 
 
 @flake_app.command("status")
-def flake_status(ledger: Path = typer.Option(..., "--ledger"), as_json: bool = JsonOpt) -> None:
+def flake_status(ledger: Path = typer.Option(..., "--ledger"),
+                 repo: Path = typer.Option(Path("."), "--repo", help="reproducer paths are relative to this root"),
+                 as_json: bool = JsonOpt) -> None:
     """Each test's state with raw rates and the 95% upper bound. Exit 2 while any test keeps merges red."""
     try:
         led = ledger_mod.load_ledger(ledger)
-        states = ledger_mod.states(led)
+        states = ledger_mod.states(led, repo)
     except GateError as exc:
         err.print(f"oracle-gate flake: error: {exc}", markup=False)
         raise typer.Exit(EXIT_USAGE)
@@ -256,8 +259,10 @@ def flake_admit(ledger: Path = typer.Option(..., "--ledger"), test: str = typer.
 def flake_release(ledger: Path = typer.Option(..., "--ledger"), test: str = typer.Option(..., "--test"),
                   as_json: bool = JsonOpt) -> None:
     """Human command: remove a test's entry and results; it votes again."""
-    _finish(lambda: (ledger_mod.release(ledger, test), Check("flake", True, (f"released {test}",)))[1],
-            as_json, "flake")
+    def make() -> Check:
+        ledger_mod.release(ledger, test)
+        return Check("flake", True, (f"released {test}",))
+    _finish(make, as_json, "flake")
 
 
 @app.command()

@@ -5,7 +5,6 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from gate.check import GateError
 
 
@@ -41,7 +40,10 @@ def repo_root(path: Path) -> Path:
 
 
 def resolve(repo: Path, rev: str) -> str:
-    return git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    except GateError:
+        raise GateError(f"unknown revision {rev!r} in {repo}: it names no commit") from None
 
 
 def show(repo: Path, rev: str, path: str) -> str:

@@ -2,7 +2,8 @@
 
 Frozen/quarantined tests still run; their outcomes are witness results and never change pytest's exit status.
 Voting is not built on xfail (with `xfail_strict = true` a passing quarantined test would fail the run and so vote).
-The run fails closed when fewer voting tests ran to a result than were collected, when no test votes, and when a
+The run fails closed when fewer voting tests ran to a result than were collected (deselected tests count as
+collected), when a test module fails to import or is skipped whole at collection, when no test votes, and when a
 test carries a marker the configuration does not register.
 """
 
@@ -53,7 +54,9 @@ class GateRun:
         self.config, self.ledger = config, ledger
         self.lanes: dict[str, str] = {}
         self.outcomes: dict[str, str] = {}
-        self.reasons: list[str] = []
+        self.deselected: set[str] = set()
+        self.run_problems: list[str] = []  # the run cannot be trusted: markers, collection, missing results
+        self.ledger_problems: list[str] = []  # red or merge-blocked quarantined tests
 
     def lane(self, nodeid: str) -> str:
         if self.ledger is None:
@@ -61,11 +64,25 @@ class GateRun:
         state = state_of(self.ledger, nodeid, Path(self.config.rootpath))
         file_state = state_of(self.ledger, nodeid.split("::", 1)[0], Path(self.config.rootpath))
         if state.status == "red" or file_state.status == "red":
-            self.reasons.append(f"red: {nodeid}: {state.reason if state.status == 'red' else file_state.reason}")
+            self.ledger_problems.append(
+                f"red: {nodeid}: {state.reason if state.status == 'red' else file_state.reason}")
         if self.config.getoption("--gate-merge-job") and self.ledger.policy == "fail_closed_until_reproducer" \
                 and "quarantined" in (state.status, file_state.status):
-            self.reasons.append(f"merge job: quarantined test {nodeid} cannot green a merge job")
+            self.ledger_problems.append(f"merge job: quarantined test {nodeid} cannot green a merge job")
         return "vote" if state.votes and file_state.votes else "quarantine"
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Tests in a module that fails to import or skips itself whole are never collected, so the count of
+        # collected voting tests cannot see them: the collector's own report is the only trace.
+        if report.failed:
+            self.run_problems.append(f"collection error in {report.nodeid or 'the session'}")
+        elif report.skipped:
+            self.run_problems.append(f"{report.nodeid or 'the session'} was skipped whole at collection")
+
+    def pytest_deselected(self, items) -> None:
+        for item in items:
+            self.lanes[item.nodeid] = self.lane(item.nodeid)
+            self.deselected.add(item.nodeid)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -74,7 +91,7 @@ class GateRun:
             self.lanes[item.nodeid] = self.lane(item.nodeid)
             unknown = sorted({m.name for m in item.iter_markers()} - registered)
             if unknown:
-                self.reasons.append(f"unregistered marker {', '.join(unknown)} on {item.nodeid}")
+                self.run_problems.append(f"unregistered marker {', '.join(unknown)} on {item.nodeid}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = _outcome(report)
@@ -84,19 +101,20 @@ class GateRun:
             self.outcomes[report.nodeid] = outcome
 
     def summary(self) -> dict:
-        """The run as the gate sees it: `run` problems (incomplete, markers, no votes), `regressions` (voting
-        failures) and `ledger` problems (red or merge-blocked quarantined tests)."""
+        """The run as the gate sees it: `run` problems (incomplete, collection, markers, no votes), `regressions`
+        (voting failures) and `ledger` problems (red or merge-blocked quarantined tests)."""
         voting = [t for t, lane in self.lanes.items() if lane == "vote"]
         ran = [t for t in voting if self.outcomes.get(t) in RESULT_OUTCOMES]
-        run = [r for r in dict.fromkeys(self.reasons) if r.startswith("unregistered")]
+        run = list(dict.fromkeys(self.run_problems))
         if len(ran) < len(voting):
             missing = next(t for t in voting if t not in ran)
+            why = "deselected" if missing in self.deselected else self.outcomes.get(missing, "no outcome")
             run.append(f"only {len(ran)} of {len(voting)} collected voting tests ran to a result "
-                       f"(first without one: {missing}: {self.outcomes.get(missing, 'no outcome')})")
+                       f"(first without one: {missing}: {why})")
         if not voting:
             run.append("zero voting tests were collected")
         regressions = [f"{t} ({self.outcomes[t]})" for t in ran if self.outcomes[t] != "pass"]
-        ledger = [r for r in dict.fromkeys(self.reasons) if not r.startswith("unregistered")]
+        ledger = list(dict.fromkeys(self.ledger_problems))
         results = [{"test": t, "outcome": self.outcomes.get(t, "skip"),
                     "lane": lane if lane == "quarantine" or t in ran else "witness"}
                    for t, lane in self.lanes.items()]

@@ -76,3 +76,11 @@ def test_frozen_tests_in_the_ledger_are_witnesses(tmp_path, h):
     ledger.write_text('{"version": 1, "policy": "sometimes"}')
     done = h.gate("classify", "--base", "HEAD", "--ledger", ledger, cwd=repo)
     assert done.returncode == 3 and "policy" in done.stderr
+
+
+def test_unknown_base_revision_is_an_error_naming_it(tmp_path, h):
+    repo = h.new_repo(tmp_path / "repo", BASE)
+    for command in ("cochange", "classify"):
+        done = h.gate(command, "--base", "no-such-rev", cwd=repo)
+        assert done.returncode == 3 and "unknown revision 'no-such-rev'" in done.stderr, done.stderr
+        assert h.gate(command, "--base", "HEAD", cwd=repo).returncode == 0

@@ -40,7 +40,7 @@ def test_window_must_be_full_before_freezing(tmp_path):
     assert L.state_of(L.load_ledger(path), T).status == "frozen"
 
 
-def test_frozen_test_exits_after_clean_quarantine_runs_and_bound_can_hold_it(tmp_path):
+def test_frozen_test_exits_after_clean_quarantine_runs_and_bound_can_hold_it(tmp_path, h):
     path = _ledger(tmp_path, window_n=4, enter_rate=0.5, exit_m=10, exit_rate=0.1)
     L.record(path, _runs(T, ["fail", "pass", "fail", "pass"]))
     assert L.state_of(L.load_ledger(path), T).status == "frozen"
@@ -53,6 +53,9 @@ def test_frozen_test_exits_after_clean_quarantine_runs_and_bound_can_hold_it(tmp
     state = L.state_of(L.load_ledger(bounded), T)
     assert state.status == "frozen"  # the 95% upper bound on 1/10 is far above 0.1
     assert state.figures["quarantine_fail_rate"] == 0.1 and state.figures["quarantine_upper95"] > 0.4
+    code, data = h.gate_json("flake", "status", "--ledger", bounded)  # status shows the raw rate and the bound
+    assert code == 0 and data["tests"][T]["quarantine_fail_rate"] == 0.1
+    assert data["tests"][T]["quarantine_upper95"] == round(L.wilson_upper(1, 10), 4)
 
 
 def test_wilson_bound_one_in_fifty_is_near_ten_percent():
@@ -84,9 +87,11 @@ def test_fail_closed_until_reproducer(tmp_path, h):
     repro.write_text("# reproduces the flake\n")
     assert h.gate("flake", "admit", "--ledger", path, "--test", T, "--by", "owner", "--reproducer",
                   "oracle/reproducers/flaky.py", "--repo", repo).returncode == 0
-    assert L.state_of(L.load_ledger(path), T, repo).status == "quarantined"
+    code, data = h.gate_json("flake", "status", "--ledger", path, "--repo", repo)
+    assert code == 0 and data["tests"][T]["status"] == "quarantined"
     repro.write_text("# edited after admission\n")
-    assert L.state_of(L.load_ledger(path), T, repo).status == "red"
+    code, data = h.gate_json("flake", "status", "--ledger", path, "--repo", repo)
+    assert code == 2 and data["tests"][T]["status"] == "red" and "does not match" in data["tests"][T]["reason"]
 
 
 def test_reproduction_policy_needs_three_distinct_hosts_or_commits(tmp_path):

@@ -85,3 +85,25 @@ def test_malformed_ledger_stops_pytest(tmp_path, h):
     bad.write_text('{"version": 1, "policy": "hysteresis", "tests": []}')
     done, summary = _pytest(h, root, f"--gate-ledger={bad}")
     assert done.returncode != 0 and summary is None and "bad.json" in done.stderr
+
+
+def test_deselected_tests_collection_errors_and_zero_votes_fail_closed(tmp_path, h):
+    # Defence in depth behind `run`'s --pytest-args allow-list: even when pytest is asked to drop tests, it fails.
+    root, ledger = _project(tmp_path, h, {"test_a.py": OK, "test_b.py": "def test_other():\n    pass\n"},
+                            frozen=["test_c.py::test_frozen"])
+    done, summary = _pytest(h, root, ledger, "-k", "test_ok")
+    assert done.returncode == 1 and summary["problems"]["run"] == [
+        "only 1 of 2 collected voting tests ran to a result (first without one: test_b.py::test_other: deselected)"]
+
+    (root / "test_b.py").write_text("import no_such_module\n\ndef test_other():\n    pass\n")
+    done, summary = _pytest(h, root, ledger, "--continue-on-collection-errors")
+    assert done.returncode == 1 and summary["problems"]["run"] == ["collection error in test_b.py"]
+
+    (root / "test_b.py").unlink()
+    (root / "test_a.py").write_text("def test_frozen():\n    pass\n")
+    (root / "test_a.py").rename(root / "test_c.py")
+    done, summary = _pytest(h, root, ledger)
+    assert done.returncode == 1 and summary["problems"]["run"] == ["zero voting tests were collected"]
+    (root / "test_d.py").write_text(OK)
+    done, summary = _pytest(h, root, ledger)
+    assert done.returncode == 0 and summary["voting_ran"] == 1 and summary["problems"]["run"] == []

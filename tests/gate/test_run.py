@@ -1,6 +1,9 @@
 """`oracle-gate run` on the worked example: the acceptance cases, each failing closed."""
 
+import hashlib
 import json
+
+import pytest
 
 from gate import ledger as L
 from gate.check import Check
@@ -34,7 +37,7 @@ def _reasons(verdict, stage):
 
 def test_benign_patch_may_merge_and_its_results_are_recorded(gated, tmp_path, h):
     patch = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
-    code, verdict = _run(h, gated, patch)
+    code, verdict = _run(h, gated, patch, "--pytest-args", "-q --tb=short -rA")  # output options pass through
     assert code == 0 and verdict["may_merge"] is True, verdict
     assert [c["check"] for c in verdict["checks"]] == ["deny", "apply", "seal", "sidecars", "ledger-file",
                                                        "properties", "record", "ledger"]
@@ -61,7 +64,7 @@ def test_flipped_byte_in_a_sealed_fixture_blocks_at_seal(gated, tmp_path, h):
 
 
 def test_parser_treating_an_empty_200_as_success_fails_a_property_and_a_fixture_invariant(gated, tmp_path, h):
-    patch = _patch(h, gated, tmp_path, {ENVELOPE: _edit(gated, ENVELOPE, "return bool(self.fields)", "return True")})
+    patch = gated / "patches" / "empty-200-is-success.diff"  # the README's worked case, a plain unified diff
     code, verdict = _run(h, gated, patch)
     assert (code, verdict["blocked_at"]) == (2, "properties")
     failed = [r for r in _reasons(verdict, "properties") if r.startswith("property failed")]
@@ -138,3 +141,68 @@ def test_merge_predicate_needs_every_required_stage_and_every_pass():
     assert not may_merge(passed[:-1], REQUIRED_STAGES)
     assert not may_merge(passed + (Check("record", False),), REQUIRED_STAGES)
     assert not may_merge((), REQUIRED_STAGES)
+
+
+@pytest.mark.parametrize("args", ["-k currency", "--deselect tests/test_billing.py::test_discount_is_clamped",
+                                  "-m fixture_invariant", "tests/test_billing.py", "-p no:gate.pytest_plugin",
+                                  "-o python_files=test_billing.py", "--continue-on-collection-errors",
+                                  "--hypothesis-seed=5", "--gate-ledger=other.json", "-q -c other.ini"])
+def test_pytest_args_that_could_change_the_vote_are_refused(gated, tmp_path, h, args):
+    patch = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, patch, "--pytest-args", args)
+    assert (code, verdict["blocked_at"]) == (2, "pytest-args")
+    offending = [w for w in args.split() if w != "-q"][0]
+    assert f"{offending!r} could change which tests vote" in _reasons(verdict, "pytest-args")[0]
+
+
+@pytest.mark.parametrize(("appended", "reason"), [
+    ("import os\nos._exit(0)\n", "pytest (exit 0) ended without the gate's summary"),
+    ("import pytest\nraise pytest.skip.Exception('hide', allow_module_level=True)\n",
+     "incomplete: oracle/properties/test_invariants.py was skipped whole at collection"),
+    ("raise RuntimeError('broken import')\n", "incomplete: collection error in oracle/properties/test_invariants.py"),
+])
+def test_production_code_that_exits_or_hides_a_test_module_blocks(gated, tmp_path, h, appended, reason):
+    # tests/test_billing.py does not import shop.envelope, so its two tests still pass in every case.
+    patch = _patch(h, gated, tmp_path, {ENVELOPE: (gated / ENVELOPE).read_text() + appended})
+    code, verdict = _run(h, gated, patch)
+    assert (code, verdict["blocked_at"]) == (2, "properties")
+    assert any(r.startswith(reason) for r in _reasons(verdict, "properties")), _reasons(verdict, "properties")
+
+
+def test_missing_inputs_block_naming_the_file(gated, tmp_path, h):
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    args = h.run_args(gated, good)
+    cases = {"--patch": "deny", "--deny": "deny", "--manifest": "seal", "--ledger": "ledger-file",
+             "--app": "apply"}
+    for flag, stage in cases.items():
+        missing = tmp_path / f"no-such{flag}"
+        changed = [missing if args[i - 1] == flag else a for i, a in enumerate(args)]
+        code, verdict = h.gate_json(*changed)
+        assert (code, verdict["blocked_at"]) == (2, stage), flag
+        assert str(missing) in _reasons(verdict, stage)[0]
+    code, verdict = h.gate_json(*args, "--snapshot", tmp_path / "no-such-snapshot.json")
+    assert (code, verdict["blocked_at"]) == (2, "snapshot") and "no-such-snapshot" in _reasons(verdict, "snapshot")[0]
+
+
+def test_a_patch_that_reseals_its_own_fixture_blocks_even_if_the_deny_list_allows_it(gated, tmp_path, h):
+    (gated / "oracle" / "path_deny.txt").write_text("oracle/properties/\n")  # forgets the fixtures and the lock
+    fixture, manifest = "oracle/fixtures/invoice_basic.json", "oracle/fixtures/manifest.json"
+    forged = (gated / fixture).read_text().replace("19.99", "19.98")
+    rows = json.loads((gated / manifest).read_text())
+    for row in rows["fixtures"]:
+        if row["id"] == "invoice-basic":
+            row["sha256"] = hashlib.sha256(forged.encode()).hexdigest()
+    patch = _patch(h, gated, tmp_path, {fixture: forged, manifest: json.dumps(rows)})
+    code, verdict = _run(h, gated, patch)
+    assert (code, verdict["blocked_at"]) == (2, "seal")
+    assert _reasons(verdict, "seal") == [f"changed: {gated / manifest} (the patch rewrote the seal file itself)"]
+
+    lock = gated / "oracle" / "fixtures.lock.json"
+    assert h.gate("lock", "write", "--root", gated / "oracle" / "fixtures", "--lock", lock).returncode == 0
+    rewrite = _patch(h, gated, tmp_path, {"oracle/fixtures.lock.json": "{}\n"}, "lock.diff")
+    code, verdict = _run(h, gated, rewrite, "--lock", lock)
+    assert (code, verdict["blocked_at"]) == (2, "lock")
+    assert _reasons(verdict, "lock") == [f"changed: {lock} (the patch rewrote the seal file itself)"]
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, good, "--lock", lock)
+    assert code == 0 and "lock" in [c["check"] for c in verdict["checks"]]
