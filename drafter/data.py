@@ -62,6 +62,7 @@ class Param:
     annotation: str | None = None  # source text of the annotation
     default: str | None = None  # source text of the default
     usage: tuple[Usage, ...] = ()
+    unpacked: tuple[str, ...] = ()  # names the code unpacks each element into (`for tag, text in lines`)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,8 @@ class Extraction:
     errors: tuple[ExtractError, ...] = ()
     corpus: tuple[str, ...] = ()  # corpus file names, relative, sorted; never contents
     module_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # module -> public names
+    # module -> public constant -> its literal values, for `NAME = ("a", "b")`-like collections of str or int
+    constants: dict[str, dict[str, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def target(self, target_id: str) -> Target:
         for t in self.targets:

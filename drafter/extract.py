@@ -41,6 +41,7 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
     classes: list[ClassInfo] = []
     errors: list[ExtractError] = []
     module_names: dict[str, tuple[str, ...]] = {}
+    constants: dict[str, dict[str, tuple[str | int, ...]]] = {}
     for rel, module in iter_modules(src):
         try:
             tree = cst.parse_module((src / rel).read_bytes())
@@ -60,6 +61,8 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
             targets[target.id] = target  # a later definition of the same name replaces the earlier one, as in Python
         classes.extend(found.classes)
         module_names[module] = found.names
+        if found.constants:
+            constants[module] = found.constants
     kept = [t for t in targets.values() if not select or any(fnmatch.fnmatchcase(t.id, g) for g in select)]
     return Extraction(
         root=str(src.resolve()),
@@ -68,6 +71,7 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
         errors=tuple(sorted(errors, key=lambda e: (e.file, e.reason))),
         corpus=corpus,
         module_names=dict(sorted(module_names.items())),
+        constants=dict(sorted(constants.items())),
     )
 
 
@@ -152,6 +156,7 @@ class _Found:
         self.targets: list[Target] = []
         self.classes: list[ClassInfo] = []
         self.names: tuple[str, ...] = ()
+        self.constants: dict[str, tuple[str | int, ...]] = {}
 
 
 # Compound statements whose blocks still define names of the enclosing module or class body.
@@ -207,6 +212,7 @@ class _ModuleAnalysis:
     def run(self) -> _Found:
         self._body(self.tree.body, prefix="")
         self.found.names = self._module_names()
+        self.found.constants = self._constants()
         return self.found
 
     def _code(self, node: cst.CSTNode) -> str:
@@ -229,8 +235,8 @@ class _ModuleAnalysis:
         decorators = tuple(self._code(d.decorator) for d in node.decorators)
         if any(d in SKIPPED_DECORATORS or d.endswith((".setter", ".deleter")) for d in decorators):
             return
-        usage = _collect_usage(node, self.positions)
-        params = tuple(self._params(node, usage))
+        usage, unpacked = _collect_usage(node, self.positions)
+        params = tuple(self._params(node, usage, unpacked))
         returns = self._code(node.returns.annotation) if node.returns else None
         docstring = node.get_docstring(clean=True)
         is_async = node.asynchronous is not None
@@ -252,7 +258,12 @@ class _ModuleAnalysis:
             )
         )
 
-    def _params(self, node: cst.FunctionDef, usage: Mapping[str, tuple[Usage, ...]] | None = None) -> Iterator[Param]:
+    def _params(
+        self,
+        node: cst.FunctionDef,
+        usage: Mapping[str, tuple[Usage, ...]] | None = None,
+        unpacked: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> Iterator[Param]:
         p = node.params
         star = [p.star_arg] if isinstance(p.star_arg, cst.Param) else []
         kwargs = [p.star_kwarg] if p.star_kwarg else []
@@ -271,6 +282,7 @@ class _ModuleAnalysis:
                     annotation=self._code(param.annotation.annotation) if param.annotation else None,
                     default=self._code(param.default) if param.default else None,
                     usage=(usage or {}).get(param.name.value, ()),
+                    unpacked=(unpacked or {}).get(param.name.value, ()),
                 )
 
     # -- classes
@@ -280,15 +292,16 @@ class _ModuleAnalysis:
             return
         bases = {_dotted(b.value).rsplit(".", 1)[-1] for b in node.bases}
         decorators = {_dotted(d.decorator) for d in node.decorators}
+        methods = [s for s in _statements(node.body.body) if isinstance(s, cst.FunctionDef)]
         if bases & (ENUM_BASES | self.enum_classes):
             self.enum_classes.add(node.name.value)
             info = ClassInfo(self.module, qualname, "enum", members=self._enum_members(node))
         elif decorators & {"dataclass", "dataclasses.dataclass"}:
-            info = ClassInfo(self.module, qualname, "dataclass", fields=tuple(self._dataclass_fields(node)))
+            fields = _with_unpacked(self._dataclass_fields(node), methods)
+            info = ClassInfo(self.module, qualname, "dataclass", fields=fields)
         else:
-            methods = (s for s in _statements(node.body.body) if isinstance(s, cst.FunctionDef))
             init = next((m for m in methods if m.name.value == "__init__"), None)
-            fields = tuple(f for f in self._params(init) if f.name != "self") if init else ()
+            fields = _with_unpacked((f for f in self._params(init) if f.name != "self") if init else (), methods)
             info = ClassInfo(self.module, qualname, "class", fields=fields)
         self.found.classes.append(info)
         self._body(node.body.body, prefix=qualname + ".")
@@ -349,6 +362,70 @@ class _ModuleAnalysis:
         return tuple(sorted({n for n in names if not n.startswith("_")} | set(exported)))
 
 
+    def _constants(self) -> dict[str, tuple[str | int, ...]]:
+        """Public names bound once, at module level, to a literal collection of strings or of ints."""
+        values: dict[str, tuple[str | int, ...] | None] = {}
+        for statement in _statements(self.tree.body):
+            assigned = _assigned_names(statement)
+            for name in assigned:
+                values[name] = None if name in values else _literal_collection(statement, self.tree)
+        return {n: v for n, v in sorted(values.items()) if v is not None and not n.startswith("_")}
+
+
+COLLECTION_CALLS = ("tuple", "list", "set", "frozenset")
+
+
+def _literal_collection(statement: cst.CSTNode, tree: cst.Module) -> tuple[str | int, ...] | None:
+    """The values of `NAME = (...)`, `[...]`, `{...}` or `frozenset({...})` of two or more strs or ints (not bools)."""
+    if not isinstance(statement, (cst.Assign, cst.AnnAssign)) or statement.value is None:
+        return None
+    if isinstance(statement, cst.Assign) and not (
+        len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name)
+    ):
+        return None
+    value = statement.value
+    if isinstance(value, cst.Call) and _dotted(value.func) in COLLECTION_CALLS and len(value.args) == 1:
+        value = value.args[0].value
+    if not isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return None
+    try:
+        items = ast.literal_eval(tree.code_for_node(value))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    kinds = {type(item) for item in items}
+    if len(items) < 2 or len(kinds) != 1 or kinds - {str, int}:
+        return None
+    return tuple(sorted(items)) if isinstance(items, (set, frozenset)) else tuple(items)
+
+
+def _with_unpacked(fields: Iterator[Param] | Sequence[Param], methods: Sequence[cst.FunctionDef]) -> tuple[Param, ...]:
+    """Fields with the names methods unpack their elements into (`for tag, text in self.lines`)."""
+    fields = tuple(fields)
+    if not fields:
+        return fields
+    found: dict[str, tuple[str, ...]] = {}
+    for method in methods:
+        pending: list[cst.CSTNode] = [method.body]
+        while pending:
+            node = pending.pop()
+            attribute = getattr(node, "iter", None)
+            if isinstance(attribute, cst.Attribute) and _dotted(attribute.value) == "self":
+                names = _tuple_names(node)
+                if names:
+                    found.setdefault(attribute.attr.value, names)
+            pending.extend(_children(node))
+    return tuple(dataclasses.replace(f, unpacked=found[f.name]) if f.name in found else f for f in fields)
+
+
+def _tuple_names(loop: cst.CSTNode) -> tuple[str, ...]:
+    """("a", "b") for a `for a, b in ...` loop or comprehension, () for any other target."""
+    target = getattr(loop, "target", None) if isinstance(loop, (cst.For, cst.CompFor)) else None
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return ()
+    names = tuple(e.value.value for e in target.elements if isinstance(e.value, cst.Name))
+    return names if len(names) == len(target.elements) else ()
+
+
 def fingerprint(
     qualname: str,
     params: Sequence[Param],
@@ -381,10 +458,20 @@ def _child_fields(node: cst.CSTNode) -> tuple[str, ...]:
     return _CHILD_FIELDS[kind]
 
 
+def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """A node's child nodes, read straight from its dataclass fields (whitespace and brackets skipped)."""
+    for field_name in _child_fields(node):
+        value = getattr(node, field_name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (child for child in value if isinstance(child, cst.CSTNode))
+
+
 def _collect_usage(
     function: cst.FunctionDef, positions: Mapping[cst.CSTNode, CodeRange]
-) -> dict[str, tuple[Usage, ...]]:
-    """Usage evidence per parameter, in source order.
+) -> tuple[dict[str, tuple[Usage, ...]], dict[str, tuple[str, ...]]]:
+    """Usage evidence per parameter, in source order, and the names `for a, b in param` unpacks it into.
 
     A plain walk over the dataclass fields of the body: libcst's visitor rebuilds every node it passes, which made
     this the slowest step of extraction."""
@@ -392,6 +479,7 @@ def _collect_usage(
     names = {param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)}
     names |= {param.name.value for param in (p.star_arg, p.star_kwarg) if isinstance(param, cst.Param)}
     found: list[tuple[CodeRange, str, Usage]] = []
+    unpacked: dict[str, tuple[str, ...]] = {}
     pending: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None]] = [(function.body, None, None)]
     while pending:
         node, parent, grand = pending.pop()
@@ -403,16 +491,15 @@ def _collect_usage(
             continue
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             continue  # nested definitions have names of their own
-        for field_name in _child_fields(node):
-            value = getattr(node, field_name)
-            if isinstance(value, cst.CSTNode):
-                pending.append((value, node, parent))
-            elif isinstance(value, (tuple, list)):
-                pending.extend((child, node, parent) for child in value if isinstance(child, cst.CSTNode))
+        if isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name) and node.iter.value in names:
+            elements = _tuple_names(node)
+            if elements:
+                unpacked.setdefault(node.iter.value, elements)
+        pending.extend((child, node, parent) for child in _children(node))
     by_param: dict[str, dict[Usage, None]] = {n: {} for n in names}  # dicts keep first-seen order
     for _, name, usage in sorted(found, key=lambda f: (f[0].start.line, f[0].start.column)):
         by_param[name].setdefault(usage)
-    return {n: tuple(u) for n, u in by_param.items()}
+    return {n: tuple(u) for n, u in by_param.items()}, unpacked
 
 
 # ---------------------------------------------------------------- usage evidence

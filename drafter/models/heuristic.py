@@ -21,10 +21,13 @@ from drafter.models.strategies import (
     Context,
     Guess,
     annotation_guess,
+    annotation_head,
+    annotation_names,
     class_builds,
     decimal_expr,
     nonnegative_params,
     param_guess,
+    same_annotation,
 )
 
 INVERSE_VERBS = (
@@ -106,7 +109,8 @@ class _Drafter:
         self.names = frozenset(extraction.module_names.get(target.module, ()))
         self.classes = {c.name: c for c in extraction.classes if c.module == target.module or c.name in self.names}
         self.doc = target.docstring or ""
-        self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc))
+        self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
+                           constants=extraction.constants.get(target.module, {}))
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
@@ -165,7 +169,7 @@ class _Drafter:
                 return None, f"method of {t.owner}: cannot build instances from its fields"
             inputs["self"] = built.expr
             kinds["self"] = built
-            bases.append(f"self: st.builds from the fields of {t.owner}")
+            bases.append(f"self: st.builds from the fields of {t.owner}" + (f" ({built.basis})" if built.basis else ""))
         elif t.owner and "classmethod" in decorators and params:
             params = params[1:]
         missing = []
@@ -189,11 +193,12 @@ class _Drafter:
             bases.append(f"{param.name}: {guess.basis}")
             args.append((param.name, param.kind == "keyword_only" or keyword_only_now))
         if missing:
-            reasons = ", ".join(f"{p.name} ({'annotation ' + p.annotation + ' unknown' if p.annotation else 'no annotation and no usage evidence'})" for p in missing)
+            reasons = ", ".join(f"{p.name} ({_why_no_strategy(p)})" for p in missing)
             return None, f"no strategy for parameter(s) {reasons}"
-        if not t.params or all(p.kind in ("var_positional", "var_keyword") for p in t.params):
-            if t.params:
+        if not inputs:
+            if any(p.kind in ("var_positional", "var_keyword") for p in t.params):
                 return None, "only *args/**kwargs: nothing to quantify"
+            return None, "no parameters: nothing to quantify"
         if "self" in inputs:
             callee = f"self.{t.name}"
         elif t.owner:
@@ -270,6 +275,15 @@ class _Drafter:
                     self._add(f"{decoder.name}_inverts_{self.t.name}", "round_trip", safe, body,
                               "an encoder or decoder that alters or drops part of the value",
                               f"{self.t.name} and {decoder.name} are an inverse pair in {self.t.module}", safe.inputs)
+                    if self.guard:
+                        # Also strict: an encoder that writes text its decoder rejects fails the assertion.
+                        strict = (f"encoded = {encode}\ntry:\n    decoded = {decode}\nexcept {self.guard} as error:\n"
+                                  f"    raise AssertionError('the decoder rejects what the encoder wrote') from error\n"
+                                  f"assert {close}")
+                        self._add(f"{decoder.name}_accepts_and_inverts_{self.t.name}", "round_trip", safe, strict,
+                                  "an encoder that writes text its decoder rejects, or a pair that alters the value",
+                                  f"{self.t.name} and {decoder.name} are an inverse pair in {self.t.module}; every "
+                                  f"generated value must survive the round trip without a decoding error", safe.inputs)
             else:
                 value_strategy = self._encoded_strategy(encoder)
                 if value_strategy is None or len(call.inputs) != 1:
@@ -346,7 +360,7 @@ class _Drafter:
             return
         param = next(p for p in t.params if p.name == first)
         returns = self._returns()
-        if param.annotation and returns and param.annotation.replace(" ", "") != returns.replace(" ", ""):
+        if param.annotation and returns and not same_annotation(param.annotation, returns):
             return  # the output cannot be fed back in
         again = call.with_args(**{first: "once"})
         body = self._guarded(f"once = {call.text}") + f"\nassert {again} == once"
@@ -357,7 +371,7 @@ class _Drafter:
     def _docstring_invariants(self, call: Call) -> None:
         doc = self.doc.lower()
         returns = self._returns()
-        head = returns.split("[", 1)[0].strip()
+        head = annotation_head(returns)
         out = self._guarded(f"out = {call.text}")
         if head == "str" or (not returns and _text_params(call)):
             if re.search(r"upper[ -]?case", doc):
@@ -375,7 +389,7 @@ class _Drafter:
                 self._add("result_is_a_documented_value", "invariant", call, out + f"\nassert out in ({values},)",
                           "a version that returns a value outside the documented set",
                           "the docstring lists the possible results")
-        if "cent" in doc and ("decimal" in returns.lower()):
+        if "cent" in doc and "Decimal" in annotation_names(returns):
             if head in ("list", "List", "tuple", "Sequence"):
                 check = "assert all(x == x.quantize(Decimal('0.01')) for x in out)"
             else:
@@ -406,7 +420,7 @@ class _Drafter:
         numeric = {n: g for n, g in call.kinds.items() if g.kind in NUMERIC}
         rate = next((n for n in numeric if n in RATE_NAMES or n.endswith("_rate")), None)
         money = next((n for n in numeric if n in MONEY_NAMES or n.endswith(("_amount", "_price"))), None)
-        if not rate or not money or self._returns() not in ("", "Decimal", "float", "int"):
+        if not rate or not money or annotation_head(self._returns()) not in ("", "Decimal", "float", "int"):
             return
         inputs = dict(call.inputs)
         if numeric[money].kind == "decimal" and numeric[rate].kind == "decimal":
@@ -425,7 +439,7 @@ class _Drafter:
 
     def _monotonic(self, call: Call) -> None:
         returns = self._returns()
-        if returns and returns not in NUMBER_ANNOTATIONS:
+        if returns and annotation_head(returns) not in NUMBER_ANNOTATIONS:
             return
         for name, guess in call.kinds.items():
             if name == "self" or guess.kind not in NUMERIC:
@@ -482,7 +496,7 @@ class _Drafter:
                       "a version that returns the wrong type", f"the return annotation is {returns}")
         name = self.t.name.lower()
         if (name.startswith(("count", "num_", "len", "size")) or name.endswith(("_count", "_len", "_size"))) and \
-                returns in ("", "int"):
+                annotation_head(returns) in ("", "int"):
             self._add("result_is_non_negative", "bound", call, out + "\nassert out >= 0",
                       "a count that goes negative", "a count or size by name cannot be negative")
         if not self.out:
@@ -521,6 +535,14 @@ def _x_to_y(name: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
+def _why_no_strategy(param: Param) -> str:
+    if param.annotation:
+        return f"annotation {param.annotation} unknown"
+    if any(u.kind == "callable" for u in param.usage):
+        return "it is called: a callable's contract cannot be guessed"
+    return "no annotation and no usage evidence"
+
+
 def _text_params(call: Call) -> bool:
     return any(g.kind == "str" for n, g in call.kinds.items() if n != "self")
 
@@ -536,7 +558,7 @@ def _snake(text: str) -> str:
 
 def _isinstance_target(returns: str, names: frozenset[str]) -> str | None:
     """The class for isinstance() from a return annotation, when it is a plain nameable type."""
-    head = returns.split("[", 1)[0].strip().strip("'\"")
+    head = annotation_head(returns)
     builtin = {"int": "int", "float": "(int, float)", "str": "str", "bytes": "bytes", "bool": "bool", "list": "list",
                "List": "list", "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple", "set": "set",
                "frozenset": "frozenset", "Decimal": "Decimal", "Fraction": "Fraction"}

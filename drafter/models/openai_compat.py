@@ -123,7 +123,10 @@ class OpenAIBackend:
                 return self._failure(prompt, started, attempt, f"malformed response: {type(exc).__name__}: {exc}")
             except Exception as exc:  # one target's failure must never stop the run
                 return self._failure(prompt, started, attempt, f"client error: {type(exc).__name__}: {exc}")
-            return self._success(prompt, started, attempt, response)
+            try:
+                return self._success(prompt, started, attempt, response)
+            except Exception as exc:  # noqa: BLE001 - a 200 of an unexpected shape fails this target only
+                return self._failure(prompt, started, attempt, f"malformed response: {type(exc).__name__}: {exc}")
 
     def _request(self, prompt: Prompt, structured: bool) -> dict:
         request = {
@@ -168,6 +171,9 @@ class OpenAIBackend:
                          seconds=seconds, model=self.name)
         choice = choices[0]
         text = choice.message.content
+        if text is not None and not isinstance(text, str):
+            return Reply(prompt.target, None, error=f"{self.name}: malformed response: message content is a "
+                         f"{type(text).__name__}, not text", usage=usage, seconds=seconds, model=self.name)
         model = f"openai:{response.model}" if getattr(response, "model", None) else self.name
         if not text:
             reason = getattr(choice.message, "refusal", None) or f"finish_reason {choice.finish_reason!r}"
@@ -183,10 +189,12 @@ def _usage(response) -> TokenUsage | None:
     usage = getattr(response, "usage", None)
     if usage is None:
         return None
-    prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-    completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-    total = getattr(usage, "total_tokens", 0) or prompt_tokens + completion_tokens
-    return TokenUsage(prompt_tokens, completion_tokens, total)
+    def count(key: str) -> int:
+        value = getattr(usage, key, 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+    prompt_tokens, completion_tokens = count("prompt_tokens"), count("completion_tokens")
+    return TokenUsage(prompt_tokens, completion_tokens, count("total_tokens") or prompt_tokens + completion_tokens)
 
 
 def _retryable_status(status: int) -> bool:

@@ -17,6 +17,7 @@ MAX_TEXT = 20
 MAX_ITEMS = 10
 MAX_INNER = 5  # collections nested inside collections stay small
 MAX_DEPTH = 3
+MAX_BYTES = 32
 
 NUMERIC = ("int", "float", "decimal", "fraction")
 MONEY_NAMES = {"amount", "price", "total", "cost", "subtotal", "balance", "fee", "tax", "money", "payment", "charge"}
@@ -54,12 +55,14 @@ class Context:
     docstring: str = ""
     safe_text: bool = False  # text that survives a line-based text form: letters and digits only
     nonneg: frozenset[str] = frozenset()  # params the docstring says must not be negative
+    constants: dict[str, tuple[str | int, ...]] = field(default_factory=dict)  # the module's literal collections
+    unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
     """A strategy for `param`, or None when there is nothing to go on."""
     if param.annotation:
-        guess = annotation_guess(param.annotation, param.name, ctx)
+        guess = annotation_guess(param.annotation, param.name, replace(ctx, unpacked=param.unpacked))
         if guess is not None and param.default == "None" and guess.kind not in ("none", "union"):
             guess = Guess(f"st.one_of(st.none(), {guess.expr})", "union", guess.basis + ", default None")
         return guess
@@ -72,7 +75,13 @@ def annotation_guess(text: str, name: str, ctx: Context) -> Guess | None:
     except SyntaxError:
         return None
     guess = _from_node(node, name, ctx, 0)
-    return replace(guess, basis=f"annotation {text}") if guess else None
+    if guess is None:
+        return None
+    return replace(guess, basis=f"annotation {text}" + (f" ({guess.basis})" if guess.basis else ""))
+
+
+def _joined(*bases: str) -> str:
+    return ", ".join(dict.fromkeys(b for b in bases if b))
 
 
 def _from_node(node: ast.expr, name: str, ctx: Context, depth: int) -> Guess | None:
@@ -94,6 +103,39 @@ def _from_node(node: ast.expr, name: str, ctx: Context, depth: int) -> Guess | N
         args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         return _generic(head, args, name, ctx, depth)
     return None
+
+
+def annotation_tree(text: str | None) -> ast.expr | None:
+    """An annotation's expression, a string forward reference unwrapped; None when absent or unparsable."""
+    try:
+        node = ast.parse((text or "").strip(), mode="eval").body
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node = ast.parse(node.value.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    return node
+
+
+def annotation_head(text: str | None) -> str:
+    """`list` for `list[str]`, `Decimal` for `decimal.Decimal`, '' for no annotation or any other shape."""
+    node = annotation_tree(text)
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return _dotted(node).rsplit(".", 1)[-1] if isinstance(node, (ast.Name, ast.Attribute)) else ""
+
+
+def annotation_names(text: str | None) -> set[str]:
+    """Every type name an annotation mentions: {"list", "Decimal"} for `list[decimal.Decimal]`."""
+    node = annotation_tree(text)
+    if node is None:
+        return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def same_annotation(a: str | None, b: str | None) -> bool:
+    trees = annotation_tree(a), annotation_tree(b)
+    return None not in trees and ast.dump(trees[0]) == ast.dump(trees[1])
 
 
 def _dotted(node: ast.expr) -> str:
@@ -120,6 +162,10 @@ def _simple(dotted: str, name: str, ctx: Context, depth: int) -> Guess | None:
 
 def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
     nonneg = name in ctx.nonneg
+    if head in ("str", "int"):
+        listed = listed_values(name, str if head == "str" else int, ctx)
+        if listed is not None:
+            return listed
     if head == "int":
         return Guess(int_expr(name, nonneg), "int", "")
     if head == "float":
@@ -133,11 +179,24 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
     if head == "str":
         return Guess(text_expr(ctx.safe_text), "str", "")
     if head == "bytes":
-        return Guess("st.binary(max_size=64)", "bytes", "")
+        return Guess(f"st.binary(max_size={MAX_BYTES})", "bytes", "")
     if head == "bool":
         return Guess("st.booleans()", "bool", "")
     if head == "None":
         return Guess("st.none()", "none", "")
+    return None
+
+
+def listed_values(name: str, kind: type, ctx: Context) -> Guess | None:
+    """`st.sampled_from(sorted(TAGS))` for a value named `tag` when the module lists its values in constant TAGS."""
+    stem = name.upper()
+    plurals = (stem + "S", stem + "ES", stem[:-1] + "IES" if stem.endswith("Y") else "")
+    for constant in plurals:
+        values = ctx.constants.get(constant)
+        if values and constant in ctx.module_names and all(type(v) is kind for v in values):
+            # sorted(): a set constant has no stable order, which sampled_from requires
+            return Guess(f"st.sampled_from(sorted({constant}))", "literal",
+                         f"module constant {constant} lists the values of {name}")
     return None
 
 
@@ -162,10 +221,12 @@ def _generic(head: str, args: list[ast.expr], name: str, ctx: Context, depth: in
     if head in ("tuple", "Tuple"):
         if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
             return _collection("tuple", args[:1], name, ctx, depth)
-        parts = [_from_node(a, name, ctx, depth + 1) for a in args]
+        names = ctx.unpacked if len(ctx.unpacked) == len(args) else (name,) * len(args)
+        inner = replace(ctx, unpacked=())
+        parts = [_from_node(a, n, inner, depth + 1) for a, n in zip(args, names)]
         if any(p is None for p in parts):
             return None
-        return Guess(f"st.tuples({', '.join(p.expr for p in parts)})", "tuple", "")
+        return Guess(f"st.tuples({', '.join(p.expr for p in parts)})", "tuple", _joined(*(p.basis for p in parts)))
     if head in ("dict", "Dict", "Mapping", "MutableMapping"):
         if len(args) != 2:
             return None
@@ -199,7 +260,7 @@ def _collection(kind: str, args: list, name: str, ctx: Context, depth: int) -> G
         expr = f"st.lists({inner.expr}, max_size={size}).map(tuple)"
     else:
         expr = f"st.{'frozensets' if kind == 'frozenset' else 'sets'}({inner.expr}, max_size={size})"
-    return Guess(expr, "list" if kind == "tuple" else kind, "", elem=inner)
+    return Guess(expr, "list" if kind == "tuple" else kind, inner.basis, elem=inner)
 
 
 def _union(args: list[ast.expr], name: str, ctx: Context, depth: int) -> Guess | None:
@@ -223,11 +284,11 @@ def _class(dotted: str, ctx: Context, depth: int) -> Guess | None:
 
 def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
     """`st.builds(Cls, field=...)` from the class's fields; fields with defaults may be left to them."""
-    args = []
+    args, bases = [], []
     for param in info.fields:
         if param.kind in ("var_positional", "var_keyword"):
             continue
-        sub = replace(ctx, nonneg=frozenset())
+        sub = replace(ctx, nonneg=frozenset(), unpacked=param.unpacked)
         guess = (_from_node(ast.parse(param.annotation, mode="eval").body, param.name, sub, depth + 1)
                  if param.annotation and _parses(param.annotation) else unannotated_guess(param, sub))
         if guess is None:
@@ -235,8 +296,9 @@ def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
                 return None
             continue
         args.append(f"{param.name}={guess.expr}")
+        bases.append(guess.basis)
     expr = f"st.builds({info.name}{''.join(', ' + a for a in args)})"
-    return Guess(expr, "class", "", cls=info.name)
+    return Guess(expr, "class", _joined(*bases), cls=info.name)
 
 
 def _parses(text: str) -> bool:
@@ -254,7 +316,7 @@ def int_expr(name: str, nonneg: bool) -> str:
     low, high = -1000, 1000
     if name in COUNT_FROM_ONE:
         low, high = 1, 50
-    elif name in COUNT_NAMES or name.startswith(("n_", "num_")) or name.endswith(("_count", "_size")):
+    elif name in COUNT_NAMES or name.startswith(("n_", "num_")) or name.rsplit("_", 1)[-1] in COUNT_NAMES:
         low, high = 0, 50
     elif name in STATUS_NAMES:
         low, high = 100, 599
@@ -290,9 +352,15 @@ def unannotated_guess(param: Param, ctx: Context) -> Guess | None:
     """Default value, then body usage, then docstring, then name; the basis lists every clue used."""
     name = param.name
     from_default = _default_guess(param, ctx)
+    for kind in (str, int):
+        listed = listed_values(name, kind, ctx)
+        if listed and (from_default is None or from_default.kind in ("none", {str: "str", int: "int"}[kind])):
+            return replace(listed, basis=_joined(listed.basis, f"default {param.default}" if param.default else ""))
     usage_kinds = [u.kind for u in param.usage]
     evidence = "; ".join(u.evidence for u in param.usage)
     usage_kind = next((k for k in USAGE_PRIORITY if k in usage_kinds), None)
+    if usage_kind is None and "callable" in usage_kinds:
+        return None  # it is called: no honest guess of a callable's contract, whatever the name suggests
     if from_default is not None and from_default.kind != "none":
         basis = f"default {param.default}"
         if usage_kind:
@@ -341,7 +409,7 @@ def _default_guess(param: Param, ctx: Context) -> Guess | None:
     if isinstance(value, str):
         return Guess(text_expr(ctx.safe_text), "str", "")
     if isinstance(value, bytes):
-        return Guess("st.binary(max_size=64)", "bytes", "")
+        return Guess(f"st.binary(max_size={MAX_BYTES})", "bytes", "")
     if isinstance(value, (list, tuple)):
         return _kind_guess("sequence", param.name, ctx)
     if isinstance(value, dict):

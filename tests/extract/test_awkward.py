@@ -337,3 +337,44 @@ def test_usage_evidence_for_formatting_membership_and_builtins(write_tree):
         "g": [("mapping", "indexed with a string key")],
         "h": [("number", "arithmetic (-)")],
     }
+
+
+def test_literal_collection_constants_and_unpacked_names(write_tree):
+    src = write_tree({"consts.py": '''
+        from dataclasses import dataclass
+
+        TAGS = (" ", "-", "+")
+        FORBIDDEN = frozenset({"ssn", "password"})
+        CODES: list[int] = [200, 404]
+        MIXED = ("a", 1)
+        FLAGS = (True, False)
+        ONE = ("only",)
+        _PRIVATE = ("x", "y")
+        TWICE = ("a", "b")
+        TWICE = ("c", "d")
+        COMPUTED = tuple(str(i) for i in range(3))
+
+
+        @dataclass
+        class Hunk:
+            lines: tuple[tuple[str, str], ...]
+            size: int
+
+            def show(self):
+                return [tag + text for tag, text in self.lines]
+
+
+        def walk(pairs, items):
+            for key, value in pairs:
+                pass
+            for item in items:
+                pass
+    '''})
+    extraction = extract(src)
+    assert extraction.constants == {"consts": {
+        "CODES": (200, 404), "FORBIDDEN": ("password", "ssn"), "TAGS": (" ", "-", "+"),
+    }}
+    (hunk,) = extraction.classes
+    assert [(f.name, f.unpacked) for f in hunk.fields] == [("lines", ("tag", "text")), ("size", ())]
+    walk = extraction.target("consts:walk")
+    assert [(p.name, p.unpacked) for p in walk.params] == [("pairs", ("key", "value")), ("items", ())]

@@ -134,3 +134,27 @@ def test_bad_spec_names_it_and_lists_forms(spec):
         load_backend(spec)
     assert repr(spec) in str(info.value) and "replay:PATH" in str(info.value) and "openai:MODEL" in str(info.value)
     assert load_backend("heuristic").name == "heuristic"
+
+
+@pytest.mark.parametrize("body", [
+    {"choices": [{"message": "not an object"}]},
+    {"choices": [{"message": {"role": "assistant", "content": 5}}]},
+    {"choices": "none"},
+    [],
+    "null",
+])
+def test_a_200_of_odd_shape_fails_that_target_only(body, openai_server, oa, prompts_for, extraction_of, build_target):
+    openai_server.queue = [oa.Scripted(body=body), oa.Scripted(body=oa.completion(GOOD))]
+    bad, good = run(backend(openai_server, concurrency=1), ["pkg.mod:f", "pkg.mod:g"], prompts_for, extraction_of,
+                    build_target)
+    assert bad.text is None and "malformed response" in bad.error
+    assert good.text == GOOD and good.error is None
+
+
+def test_odd_token_counts_are_recorded_as_zero_not_a_crash(openai_server, oa, prompts_for, extraction_of,
+                                                           build_target):
+    odd = oa.completion(GOOD)
+    odd["usage"] = {"prompt_tokens": "many", "completion_tokens": 3}
+    openai_server.queue = [oa.Scripted(body=odd)]
+    (reply,) = run(backend(openai_server), ["pkg.mod:f"], prompts_for, extraction_of, build_target)
+    assert reply.text == GOOD and reply.usage == TokenUsage(0, 3, 3)
