@@ -44,6 +44,7 @@ class RunSpec:
     max_examples: int
     shrink: bool
     budget: float  # seconds
+    target: str = ""  # qualname of the function under test: an exception out of it is the target crashing
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ class RunOutcome:
     exc_type: str = ""
     error: str = ""
     counterexample: str | None = None  # Hypothesis's note naming the failing example
-    in_source: bool = False  # the exception passed through code of the source folder (the target raised)
+    in_source: bool = False  # the exception passed through code of the source folder
+    in_target: bool = False  # the exception came out of the function under test (RunSpec.target)
 
 
 @dataclass(frozen=True)
@@ -153,18 +155,24 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
         except _OverBudget:
             return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
-            return _classify(exc, time.perf_counter() - start, Path(source_root), body)
+            return _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
     return RunOutcome("passed", time.perf_counter() - start)
 
 
-def _classify(exc: BaseException, seconds: float, source_root: Path, body: types.CodeType) -> RunOutcome:
+def _classify(exc: BaseException, seconds: float, source_root: Path, body: types.CodeType, target: str = "") -> RunOutcome:
     """Flaky; error when it cannot run (Hypothesis refused, a name is missing, or drawing the inputs raised
     before the test body ran: a bad strategy, not a counterexample); else failed."""
     from hypothesis import errors
 
     codes = _traceback_codes(exc)
     root = str(source_root.resolve()) + os.sep
-    in_source = any(os.path.abspath(code.co_filename).startswith(root) for code in codes)
+    source_codes = [code for code in codes if os.path.abspath(code.co_filename).startswith(root)]
+    in_source = bool(source_codes)
+    # Only the target's own frames (or functions nested in it) make a crash; another function of the module
+    # raising on the target's output, like a decoder in a round trip, means the candidate noticed a wrong result.
+    in_target = bool(target) and any(
+        code.co_qualname == target or code.co_qualname.startswith(f"{target}.<locals>.") for code in source_codes
+    )
     error = f"{type(exc).__name__}: {exc}".strip()
     notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
     example = "\n".join(n for n in notes if "test case" in n or "example" in n) or None
@@ -180,7 +188,7 @@ def _classify(exc: BaseException, seconds: float, source_root: Path, body: types
         error = f"drawing the inputs raised before the test body ran: {error}" + (f" ({drawing})" if drawing else "")
     else:
         status = "failed"
-    return RunOutcome(status, seconds, type(exc).__name__, error[:2000], example, in_source)
+    return RunOutcome(status, seconds, type(exc).__name__, error[:2000], example, in_source, in_target)
 
 
 def _traceback_codes(exc: BaseException) -> list[types.CodeType]:

@@ -40,7 +40,8 @@ def build_kill_matrix(
 
     def spec(item: Rendered, clean: Soundness) -> RunSpec:
         budget = max(budget_floor, budget_multiplier * clean.seconds)
-        return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget)
+        return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget,
+                       target=item.target.split(":", 1)[1])
 
     by_target: dict[str, list[tuple[Rendered, Soundness]]] = {}
     for item, clean in sound:
@@ -105,12 +106,12 @@ def build_kill_matrix(
 
 
 def _outcome(run: RunOutcome) -> str:
-    """A failure from the candidate's own code is an assertion kill; one that came out of the target a crash."""
+    """A failure the candidate's code raised is an assertion kill; an exception out of the target a crash."""
     if run.status == "passed":
         return "survived"
     if run.status == "timeout":
         return "timeout"
-    if run.status == "failed" and not run.in_source:
+    if run.status == "failed" and not run.in_target:
         return "assertion"
     return "crash"
 

@@ -180,10 +180,14 @@ def test_a_kill_is_an_assertion_when_the_candidate_judged_and_a_crash_when_the_t
         # Caught and re-raised unchanged: the exception still comes out of the target.
         kit.rendered(run, name, "double", "reraises",
                      "try:\n    out = double(x)\nexcept ValueError:\n    raise\nassert out % 2 == 0"),
+        # Another function of the module choking on the target's output (a decoder in a round trip) is the
+        # candidate noticing a wrong result, not the target crashing.
+        kit.rendered(run, name, "double", "decodes", "assert absolute(double(x)) >= 0"),
     ]
     mutants = [
         kit.mutant(source, name, "double", "none_ok", "return x * SCALE", "return x if x is None else x * SCALE"),
         kit.mutant(source, name, "double", "value_error", "return x * SCALE", "raise ValueError(x)"),
+        kit.mutant(source, name, "double", "returns_none", "return x * SCALE", "return None"),
     ]
     matrix = build_kill_matrix([kit.sound(i, 0.01) for i in items], mutants, run, source, jobs=2, max_examples=20)
     assert outcomes(matrix) == {
@@ -193,6 +197,12 @@ def test_a_kill_is_an_assertion_when_the_candidate_judged_and_a_crash_when_the_t
         ("converts", "value_error"): "assertion",
         ("reraises", "none_ok"): "survived",
         ("reraises", "value_error"): "crash",
+        ("decodes", "none_ok"): "survived",
+        ("decodes", "value_error"): "crash",
+        ("decodes", "returns_none"): "assertion",  # absolute(None) raised, not double
+        ("contract", "returns_none"): "assertion",
+        ("converts", "returns_none"): "assertion",  # `None % 2` raised in the candidate's own code
+        ("reraises", "returns_none"): "assertion",
     }
 
 
