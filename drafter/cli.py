@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from drafter import pipeline
+from drafter import __version__, pipeline
 from drafter.config import load_settings
 from drafter.data import to_jsonable
 from drafter.errors import DrafterError
@@ -20,14 +20,28 @@ from drafter.extract import extract as extract_targets
 from drafter.report.terminal import draft_table, print_run_summary, targets_line
 
 app = typer.Typer(
-    help="Draft Hypothesis properties for a source folder in a lane the patch cannot touch, "
-    "and keep only those that hold on the clean code and catch sabotage.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 console = Console()
 errors = Console(stderr=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"drafter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Draft Hypothesis properties for a source folder in a lane the patch cannot touch, and keep only those
+    that hold on the clean code and catch sabotage."""
 
 SrcArg = Annotated[Path, typer.Argument(metavar="SRC", help="Folder of Python modules/packages to draft for. Read only: never written to.")]
 CorpusOpt = Annotated[

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from drafter import __version__
 from drafter.cli import app
 
 SHOP = Path(__file__).resolve().parents[2] / "examples" / "shop"
@@ -57,3 +58,8 @@ def test_extract_prints_targets_as_json(tmp_path):
     data = json.loads(result.stdout)
     ids = [t["id"] for t in data["targets"]]
     assert "shop.billing:apply_tax" in ids and all(i.startswith("shop.billing:") for i in ids)
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"drafter {__version__}"
