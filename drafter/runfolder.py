@@ -82,7 +82,8 @@ def git_commit(src: Path) -> str | None:
 def copy_source(src: Path, destination: Path) -> Path:
     """An untouched copy of SRC for imports: mutants and bytecode never touch the original."""
     try:
-        shutil.copytree(src, destination, ignore=shutil.ignore_patterns(*IGNORED_DIRS, "*.pyc"), symlinks=True)
+        # The oracle is never needed to import targets, and a copy of it is still a folder we must not write.
+        shutil.copytree(src, destination, ignore=shutil.ignore_patterns(*IGNORED_DIRS, "oracle", "*.pyc"), symlinks=True)
     except OSError as exc:
         raise SourceError(f"cannot copy SRC {src} into the run folder: {exc}") from exc
     return destination

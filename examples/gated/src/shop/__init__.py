@@ -1,1 +1,0 @@
-"""A small shop: billing, HTTP-like envelopes and diff hunks. The bundled drafting target."""
