@@ -64,6 +64,10 @@ BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-co
 ConcurrencyOpt = Annotated[Optional[int], typer.Option("--concurrency", min=1, help="Model calls in flight at once.")]
 TemperatureOpt = Annotated[Optional[float], typer.Option("--temperature", min=0.0, help="Sampling temperature for openai: models.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", min=0.1, help="Seconds per model call.")]
+ChangedSinceOpt = Annotated[
+    Optional[Path],
+    typer.Option("--changed-since", help="An earlier run folder: draft only targets whose signature or docstring changed since."),
+]
 RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help="Retries per model call on 429, 5xx and timeouts.")]
 
 
@@ -151,12 +155,13 @@ def draft(
     temperature: TemperatureOpt = None,
     timeout: TimeoutOpt = None,
     retries: RetriesOpt = None,
+    changed_since: ChangedSinceOpt = None,
 ) -> None:
     """Front half: extract → prompt → model → parse → lint. Writes targets.json, prompts/, replies/, candidates.json."""
     outcome = _execute(
         pipeline.draft, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
-        retries=retries,
+        retries=retries, changed_since=changed_since,
     )
     console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
     console.print(targets_line(len(outcome.extraction.targets), outcome.target_notes))
@@ -184,12 +189,13 @@ def run(
     temperature: TemperatureOpt = None,
     timeout: TimeoutOpt = None,
     retries: RetriesOpt = None,
+    changed_since: ChangedSinceOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report. Exit 0 whatever it keeps."""
     result = _execute(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
-        concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
+        concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
     )
     print_run_summary(console, result.report, result.report_paths)
     console.print(f"kept files: {result.run_dir / 'kept'} (a human copies reviewed ones into oracle/)")

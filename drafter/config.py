@@ -19,6 +19,7 @@ class Settings:
     select: tuple[str, ...] = ()
     prompts: Path | None = None
     known_bad: Path | None = None
+    changed_since: Path | None = None  # an earlier run folder (or its targets.json): draft only changed targets
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     max_examples: int = 100
     seeds: int = 5
@@ -29,7 +30,7 @@ class Settings:
     retries: int = 3
 
 
-PATH_KEYS = {"workspace", "prompts", "known_bad"}
+PATH_KEYS = {"workspace", "prompts", "known_bad", "changed_since"}
 PATH_LIST_KEYS = {"corpus"}
 STR_LIST_KEYS = {"select"}
 POSITIVE_INT_KEYS = {"jobs", "max_examples", "seeds", "concurrency"}

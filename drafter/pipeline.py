@@ -15,7 +15,7 @@ from typing import Protocol
 from drafter.candidates import parse_reply
 from drafter.config import Settings
 from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
-from drafter.errors import DrafterError, ModelError, SourceError
+from drafter.errors import ConfigError, DrafterError, ModelError, SourceError
 from drafter.execute import import_failures
 from drafter.extract import extract
 from drafter.keep import decide
@@ -128,6 +128,22 @@ def why_no_candidates(reply: Reply, drafted: list[Drafted]) -> str | None:
     return reply_note(reply) or "the model proposed no candidate"
 
 
+def earlier_fingerprints(path: Path) -> dict[str, str]:
+    """Target id -> fingerprint from an earlier run folder or its targets.json."""
+    targets_json = path / "targets.json" if path.is_dir() else path
+    try:
+        data = json.loads(targets_json.read_text(encoding="utf-8"))
+        return {t["id"]: t["fingerprint"] for t in data["targets"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"--changed-since {targets_json}: not the targets.json of a run ({exc})") from exc
+
+
+def only_changed(extraction: Extraction, earlier: dict[str, str]) -> Extraction:
+    """Targets that are new or whose signature or docstring changed; bodies do not count."""
+    changed = tuple(t for t in extraction.targets if earlier.get(t.id) != t.fingerprint)
+    return replace(extraction, targets=changed)
+
+
 def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> DraftOutcome:
     """Front half: a new run folder with targets.json, prompts/, replies/ and candidates.json."""
     reporter = reporter or Quiet()
@@ -135,6 +151,7 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
     src = resolve_src(src)
     check_separate(src, settings.workspace)
     # Everything that can fail on the user's input fails before a run folder exists.
+    earlier = earlier_fingerprints(settings.changed_since) if settings.changed_since else None
     backend = load_backend(
         settings.model,
         base_url=settings.base_url,
@@ -146,13 +163,17 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
     reporter.stage("extract")
     with clock.measure("extract"):
         extraction = extract(src, settings.corpus, settings.select)
+        warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
+        if earlier is not None:
+            before = len(extraction.targets)
+            extraction = only_changed(extraction, earlier)
+            warnings.append(f"--changed-since: {before - len(extraction.targets)} of {before} targets unchanged, not drafted")
         prompts = build_prompts(extraction, settings.prompts)
     run_dir = new_run_dir(settings.workspace)
     write_json(run_dir / "targets.json", extraction)
     for prompt in prompts:
         write_text(run_dir / "prompts" / f"{target_slug(prompt.target)}.txt", f"### system\n{prompt.system}\n### user\n{prompt.user}")
 
-    warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
     unknown = getattr(backend, "unknown_targets", ())
     if unknown:
         warnings.append(f"{backend.name}: replies for targets that were not extracted: {', '.join(sorted(unknown))}")
