@@ -96,6 +96,12 @@ def _candidate_file(rendered, kept: bool) -> str | None:
     return rendered.path.replace("staged/", "kept/", 1) if kept else rendered.path
 
 
+def _raw_text(raw, key: str) -> str | None:
+    """A text field of an item that did not parse, when it has one."""
+    value = raw.get(key) if isinstance(raw, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def build_report(outcome: RunOutcome) -> RunReport:
     draft = outcome.draft
     matrix = outcome.matrix
@@ -112,14 +118,13 @@ def build_report(outcome: RunOutcome) -> RunReport:
         results = results_by_candidate.get(item.id, [])
         rendered = outcome.rendered.get(item.id)
         check = outcome.soundness.get(item.id)
-        raw = item.raw if isinstance(item.raw, dict) else {}
         candidate = item.candidate
         candidates.append(
             CandidateEntry(
                 id=item.id,
                 target=item.target,
-                name=candidate.name if candidate else raw.get("name") if isinstance(raw.get("name"), str) else None,
-                kind=candidate.kind if candidate else raw.get("kind") if isinstance(raw.get("kind"), str) else None,
+                name=candidate.name if candidate else _raw_text(item.raw, "name"),
+                kind=candidate.kind if candidate else _raw_text(item.raw, "kind"),
                 status="kept" if item.verdict.stage == "kept" else "rejected",
                 stage=item.verdict.stage,
                 reason=item.verdict.reason,
