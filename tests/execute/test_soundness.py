@@ -138,16 +138,16 @@ def test_drawing_inputs_that_raises_is_an_error_while_the_same_raise_in_the_body
     assert "x=0" in results["bad_call_in_body"].counterexample
 
 
-def test_hypothesis_flaky_and_time_dependent_results_are_flaky_not_sound(kit, pkg, tmp_path):
+def test_hypothesis_flaky_and_state_dependent_results_are_flaky_not_sound(kit, pkg, tmp_path):
     source, name = pkg
     run = tmp_path / "run"
     items = [
         # Fails on every odd call: Hypothesis's replay of the failing example passes, so it raises Flaky.
         kit.rendered(run, name, "double", "alternates", "CALLS.append(x)\nassert len(CALLS) % 2 == 0",
                      imports="CALLS = []\n"),
-        # Holds for about the first second after import, whatever the seed: later seeds fail.
-        kit.rendered(run, name, "double", "clock", "time.sleep(0.01)\nassert time.monotonic() - STARTED < 1.2",
-                     imports="import time\nSTARTED = time.monotonic()\n"),
+        # Depends on state left by earlier runs, not on its input: the first seed passes, later seeds fail.
+        kit.rendered(run, name, "double", "stateful", "SEEN.append(x)\nassert len(SEEN) < 50",
+                     imports="SEEN = []\n"),
         kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"),
     ]
     results = check_soundness(items, run, source, seeds=5, max_examples=40, jobs=2)
