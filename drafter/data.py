@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
-
-PARAM_KINDS = (
-    "positional_only",
-    "positional_or_keyword",
-    "var_positional",
-    "keyword_only",
-    "var_keyword",
-)
 
 CANDIDATE_KINDS = (
     "round_trip",
@@ -28,9 +21,6 @@ CANDIDATE_KINDS = (
 
 # Where a candidate stopped: the first stage that rejected it, or "kept".
 STAGES = ("parse", "lint", "render", "sound", "sabotage", "kept")
-
-SOUNDNESS_STATUSES = ("sound", "unsound", "error", "flaky", "timeout")
-MUTANT_STATUSES = ("killed", "survived", "invalid", "timeout")
 
 
 def to_jsonable(value: Any) -> Any:
@@ -58,7 +48,7 @@ class Usage:
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # one of PARAM_KINDS
+    kind: str  # positional_only | positional_or_keyword | var_positional | keyword_only | var_keyword
     annotation: str | None = None  # source text of the annotation
     default: str | None = None  # source text of the default
     usage: tuple[Usage, ...] = ()
@@ -121,10 +111,12 @@ class Extraction:
     constants: dict[str, dict[str, tuple[str | int, ...]]] = field(default_factory=dict)
 
     def target(self, target_id: str) -> Target:
-        for t in self.targets:
-            if t.id == target_id:
-                return t
-        raise KeyError(target_id)
+        return self._by_id[target_id]
+
+    @functools.cached_property
+    def _by_id(self) -> dict[str, Target]:
+        # Looked up once per reply and per candidate: a dict keeps large trees linear.
+        return {t.id: t for t in self.targets}
 
 
 # ---------------------------------------------------------------- prompt / model
@@ -212,7 +204,7 @@ class Rendered:
 @dataclass(frozen=True)
 class Soundness:
     candidate_id: str
-    status: str  # one of SOUNDNESS_STATUSES
+    status: str  # sound | unsound | error | flaky | timeout
     seconds: float  # median clean-run wall time of one run
     detail: str = ""  # error text
     counterexample: str | None = None  # Hypothesis's shrunk falsifying example
