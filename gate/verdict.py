@@ -289,6 +289,15 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
         properties_ok = stage("properties", properties)
         after_ok = stage("oracle-after", lambda: _oracle_unchanged(before, {
             "oracle copy": surface(oracle_copy, oracle, excluded), "patched tree": surface(work, oracle, excluded)}))
+        if summary is not None and after_ok:
+            if trusted:
+                run_commit = commit or "patch-" + hashlib.sha256(Path(patch).read_bytes()).hexdigest()[:16]
+                stage("record", lambda: Check("record", True, (
+                    f"recorded {_record(ledger, summary, run_commit, host or default_host(), seed)} results "
+                    f"for {run_commit} (trusted run, seed {seed})",)))
+            else:
+                checks.append(Check("record", True, ("not recorded: only --trusted runs (the base, main, scheduled "
+                                                     "reruns) feed the flake ledger",)))
         if not (properties_ok and after_ok):
             return verdict()
 
@@ -303,14 +312,6 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
 
         if not stage("base-rerun", base_rerun):
             return verdict()
-        if trusted:
-            run_commit = commit or "patch-" + hashlib.sha256(Path(patch).read_bytes()).hexdigest()[:16]
-            stage("record", lambda: Check("record", True, (
-                f"recorded {_record(ledger, summary, run_commit, host or default_host(), seed)} results "
-                f"for {run_commit} (trusted run, seed {seed})",)))
-        else:
-            checks.append(Check("record", True, ("not recorded: only --trusted runs (the base, main, scheduled "
-                                                 "reruns) feed the flake ledger",)))
         stage("ledger", lambda: _ledger_check(summary))
     return verdict()
 
