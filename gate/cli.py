@@ -179,8 +179,9 @@ def cochange(base: str = typer.Option(..., "--base"), src: str = typer.Option("s
 def classify(base: str = typer.Option(..., "--base"), tests: str = typer.Option("tests", "--tests"),
              prod: str = typer.Option("src,app,lib", "--prod"),
              ledger: Optional[Path] = typer.Option(None, "--ledger", help="frozen/quarantined tests are witnesses"),
+             oracle: str = typer.Option("oracle", "--oracle", help="oracle folder whose properties vote too"),
              repo: Path = typer.Option(Path("."), "--repo"), as_json: bool = JsonOpt) -> None:
-    """Label each test vote | non_voting | witness; zero voting tests blocks."""
+    """Label each test vote | non_voting | witness; blocks when neither a test nor the oracle votes."""
     from gate.classify import check_classify
 
     def make() -> Check:
@@ -188,7 +189,7 @@ def classify(base: str = typer.Option(..., "--base"), tests: str = typer.Option(
         if ledger is not None:
             led = ledger_mod.load_ledger(ledger)
             witnesses = {t: s.reason for t, s in ledger_mod.states(led, repo).items() if not s.votes}
-        return check_classify(repo, base, tests, prod, witnesses)
+        return check_classify(repo, base, tests, prod, witnesses, oracle)
     _finish(make, as_json, "classify")
 
 
