@@ -145,9 +145,9 @@ def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path,
 def test_a_stream_of_broken_patches_cannot_freeze_the_property_it_breaks(books, tmp_path, h):
     ledger = books / "oracle" / "ledger.json"
     ledger.unlink()
-    L.init_ledger(ledger, "hysteresis", {"window_n": 4, "enter_rate": 0.5})
+    L.init_ledger(ledger, "hysteresis", {"window_n": 2, "enter_rate": 0.5})
     broken = {MONEY: _broken_allocate(books)}
-    for i in range(5):  # window_n patch failures would have frozen it had patch runs counted
+    for i in range(3):  # window_n patch failures would have frozen it had patch runs counted
         code, verdict = gate_run(h, books, tmp_path, broken, "--commit", f"poison-{i}")
         assert (code, verdict["blocked_at"]) == (2, "properties")
         assert ALLOCATE_FAILS in reasons(verdict, "properties")
