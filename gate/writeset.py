@@ -15,7 +15,8 @@ from gate.check import GateError
 from gate.gitutil import FileChange
 
 COPY_IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", ".hypothesis")
-PRUNED_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".hypothesis"})
+# Only git's own folder is skipped: caches the copy left out and the patch writes are part of its write-set.
+PRUNED_DIRS = frozenset({".git"})
 
 
 def entries(root: Path) -> dict[str, tuple[str, str]]:

@@ -87,3 +87,12 @@ def test_with_base_the_deny_list_comes_from_the_base_revision(tmp_path, h):
     code, data = h.gate_json("deny", "--deny", "oracle/path_deny.txt", "--base", "HEAD", cwd=repo)
     assert (code, data["touched"]) == (0, ["src/shop/billing.py"])
     assert h.gate("deny", "--deny", "oracle/path_deny.txt", "--base", "no-such-rev", cwd=repo).returncode == 3
+
+
+def test_files_a_patch_writes_into_cache_folders_are_in_the_write_set(tmp_path, h):
+    app = tmp_path / "app"
+    h.write(app, APP)
+    patch = tmp_path / "p.diff"
+    patch.write_text(h.make_patch(app, {"src/shop/__pycache__/billing.cpython-311.pyc": b"\x00stale"}, tmp_path))
+    changes = apply_patch(app, patch, tmp_path / "copy")
+    assert [(c.status, c.new_path) for c in changes] == [("added", "src/shop/__pycache__/billing.cpython-311.pyc")]
