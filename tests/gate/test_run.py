@@ -252,3 +252,13 @@ def test_a_patch_that_reseals_its_own_fixture_blocks_even_if_the_deny_list_allow
     good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
     code, verdict = _run(h, gated, good, "--lock", lock)
     assert code == 0 and "lock" in [c["check"] for c in verdict["checks"]]
+
+
+def test_one_snapshot_gates_the_same_honest_patch_twice_though_the_ledger_grew(gated, tmp_path, h):
+    snap = tmp_path / "before.json"
+    assert h.gate("snapshot", gated, "--out", snap).returncode == 0
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    for commit in ("main-1", "main-2"):
+        code, verdict = _run(h, gated, good, "--snapshot", snap, "--trusted", "--commit", commit)
+        assert code == 0, verdict
+    assert len(L.load_ledger(gated / "oracle" / "ledger.json").results) == 20
