@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import functools
 import io
+import keyword
 import re._parser as sre_parse
 import textwrap
 import tokenize
@@ -289,16 +290,11 @@ def forbidden_attribute(node: ast.Attribute) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------- unknown_param
+# ---------------------------------------------------------------- unknown_name / shadowing
 
 
-def unknown_param(p: Parsed) -> Problem:
-    params = {param.name for param in p.target.params}
-    if p.target.owner:
-        params.add("self")
-    for key in p.inputs:
-        if key not in params:
-            return f"inputs[{key!r}] is not a parameter of {p.target.qualname} (parameters: {', '.join(sorted(params)) or 'none'})"
+def unknown_name(p: Parsed) -> Problem:
+    """Inputs are free variables of any name; only a name that is bound nowhere and allowed nowhere is an error."""
     known = known_names(p)
     for label, tree in p.fields():
         local = p.local(label)
@@ -313,6 +309,28 @@ def known_names(p: Parsed) -> set[str]:
         set(p.allowed_names) | allowed.ALLOWED_BUILTINS | set(allowed.HYPOTHESIS_NAMES)
         | set(allowed.PURE_STDLIB) | set(allowed.STDLIB_BARE_NAMES) | {"pytest"}
     )
+
+
+def shadowing(p: Parsed) -> Problem:
+    """An input may not hide a name the candidate needs in its other meaning (a function it calls, `st`, the target)."""
+    called = {dotted(node.func) for _, node in p.nodes() if isinstance(node, ast.Call)}
+    attribute_bases = {dotted(node.value) for _, node in p.nodes() if isinstance(node, ast.Attribute)}
+    known = known_names(p)
+    for key in p.inputs:
+        if not key.isidentifier() or keyword.iskeyword(key):
+            return f"inputs[{key!r}] is not a Python identifier"
+        if key in RESERVED_INPUTS:
+            return f"inputs[{key!r}] would hide `{key}`, which the test file itself needs"
+        if key == (p.target.owner or p.target.name):
+            return f"inputs[{key!r}] would hide the target {p.target.qualname} itself"
+        if key in known and key in called:
+            return f"inputs[{key!r}] would hide {key!r}, which the candidate also calls"
+        if key in allowed.PURE_STDLIB and key in attribute_bases:
+            return f"inputs[{key!r}] would hide the module {key!r}, whose attributes the candidate uses"
+    return None
+
+
+RESERVED_INPUTS = frozenset({"st", "assume", "given", "settings", "pytest"})
 
 
 # ---------------------------------------------------------------- unbounded
@@ -415,15 +433,18 @@ class TargetUse:
 
     def refers(self, node: ast.AST) -> bool:
         """Does the expression call (or reference) the target, or use a name assigned from it?"""
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in self.tainted:
-                return True
-            if self.target.owner is None:
-                if isinstance(sub, ast.Name) and sub.id == self.target.name:
-                    return True
-            elif isinstance(sub, ast.Attribute) and sub.attr == self.target.name and isinstance(sub.ctx, ast.Load):
-                return True
-        return False
+        return self.mentions(node) or any(
+            isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in self.tainted for sub in ast.walk(node)
+        )
+
+    def mentions(self, node: ast.AST) -> bool:
+        """Does the tree name the target itself (a call, a reference, `obj.method`)?"""
+        return any(self.is_target(sub) for sub in ast.walk(node))
+
+    def is_target(self, node: ast.AST) -> bool:
+        if self.target.owner is None:
+            return isinstance(node, ast.Name) and node.id == self.target.name
+        return isinstance(node, ast.Attribute) and node.attr == self.target.name and isinstance(node.ctx, ast.Load)
 
     def spread(self, body: ast.AST) -> None:
         """Taint names assigned from target-dependent values until nothing changes."""
@@ -435,17 +456,26 @@ class TargetUse:
                     if value is not None and self.refers(value) and not names <= self.tainted:
                         self.tainted |= names
                         changed = True
-                names = self.raise_dependent(node)
+                names = self.raise_dependent(node) | self.changed_in_place(node)
                 if not names <= self.tainted:
                     self.tainted |= names
                     changed = True
+
+    def changed_in_place(self, node: ast.AST) -> set[str]:
+        """Names handed to a target called for its effect (`dedupe(b)`, `obj.reset()` as a statement): it changes them."""
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and self.mentions(call.func)):
+            return set()
+        handed = [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(call.func, ast.Attribute):
+            handed.append(call.func.value)
+        return {a.id for a in handed if isinstance(a, ast.Name)}
 
     def raise_dependent(self, node: ast.AST) -> set[str]:
         """Names set in the handlers or else-block of a try that calls the target: they record whether it raised."""
         if not (isinstance(node, ast.Try) and any(self.refers(s) for s in node.body)):
             return set()
-        blocks = node.orelse + [s for h in node.handlers for s in h.body]
-        return {n.id for b in blocks for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return assigned(*node.orelse, *(s for h in node.handlers for s in h.body))
 
     @staticmethod
     def flows(node: ast.AST) -> Iterator[tuple[set[str], ast.AST | None]]:
@@ -467,9 +497,13 @@ class TargetUse:
             func = node.value.func
             if isinstance(func, ast.Attribute):
                 yield stored(func.value), ast.Tuple(elts=[*node.value.args, *(k.value for k in node.value.keywords)])
+        if isinstance(node, (ast.If, ast.While, ast.For)):
+            # Control dependence: what a loop or branch over a target result sets depends on that result.
+            yield assigned(*node.body, *node.orelse), control_test(node)
 
     def guarded(self, body: ast.Module) -> set[int]:
-        """ids of statements inside a try/with-raises whose protected block calls the target."""
+        """ids of statements that run only depending on the target: after a try or under pytest.raises around a call, or under
+        a branch or loop on a target result."""
         inside: set[int] = set()
         for node in ast.walk(body):
             blocks: list[ast.stmt] = []
@@ -478,9 +512,20 @@ class TargetUse:
             elif isinstance(node, ast.With) and any(is_pytest_raises(i.context_expr) for i in node.items):
                 if any(self.refers(s) for s in node.body):
                     blocks = [node]
+            elif isinstance(node, (ast.If, ast.While, ast.For)) and self.refers(control_test(node)):
+                blocks = node.body + node.orelse
             for block in blocks:
                 inside |= {id(n) for n in ast.walk(block)}
         return inside
+
+
+def control_test(node: ast.If | ast.While | ast.For) -> ast.expr:
+    return node.iter if isinstance(node, ast.For) else node.test
+
+
+def assigned(*statements: ast.AST) -> set[str]:
+    """Names the statements store to (not the ones they only read)."""
+    return {n.id for s in statements for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def trivially_true(test: ast.expr) -> str | None:
@@ -497,18 +542,13 @@ def trivially_true(test: ast.expr) -> str | None:
 
 
 def tautology(p: Parsed) -> Problem:
-    use = TargetUse(p)
-    guarded = use.guarded(p.body)
-    dependent = 0
-    for statement, test in assertions(p.body):
-        if test is not None:
-            problem = trivially_true(test)
-            if problem:
-                return problem
-        if (test is not None and use.refers(test)) or id(statement) in guarded:
-            dependent += 1
-    if dependent == 0:
-        return f"no assertion depends on a call of {p.target.qualname}: it holds whatever the target does"
+    """Only what is certain statically; whether an assertion really depends on the target is sabotage's question."""
+    for _, test in assertions(p.body):
+        problem = trivially_true(test) if test is not None else None
+        if problem:
+            return problem
+    if not TargetUse(p).mentions(p.body):
+        return f"the body never calls {p.target.qualname}: it holds whatever the target does"
     return None
 
 
@@ -543,36 +583,55 @@ def is_trivial(value: object) -> bool:
     )
 
 
-def asserted_comparisons(test: ast.expr | None) -> Iterator[ast.Compare]:
-    """Comparisons the assertion states (through and/or/not/if-else), not filters inside calls or comprehensions."""
-    if isinstance(test, ast.Compare):
-        yield test
-    elif isinstance(test, ast.BoolOp):
+def asserted_parts(test: ast.expr) -> Iterator[ast.expr]:
+    """The conditions an assertion states (through and/or/not/if-else), not filters inside calls or comprehensions."""
+    if isinstance(test, ast.BoolOp):
         for value in test.values:
-            yield from asserted_comparisons(value)
+            yield from asserted_parts(value)
     elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        yield from asserted_comparisons(test.operand)
+        yield from asserted_parts(test.operand)
     elif isinstance(test, ast.IfExp):
-        yield from asserted_comparisons(test.body)
-        yield from asserted_comparisons(test.orelse)
+        yield from asserted_parts(test.body)
+        yield from asserted_parts(test.orelse)
+    else:
+        yield test
+
+
+def recorded_literal(part: ast.expr, use: TargetUse) -> ast.expr | None:
+    """The non-trivial literal that `part` says a target result equals (or differs from), if it says that."""
+    if not isinstance(part, ast.Compare):
+        return None
+    operands = [part.left, *part.comparators]
+    for op, left, right in zip(part.ops, operands, operands[1:]):
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            for result, other in ((left, right), (right, left)):
+                is_literal, value = literal_value(other)
+                if is_literal and not is_trivial(value) and use.refers(result):
+                    return other
+    return None
 
 
 def literal_expected(p: Parsed) -> Problem:
+    """Rejected only when every assertion that depends on the target compares it with a recorded literal: shape
+    checks such as `len(out) == 3` beside a relation stay."""
     use = TargetUse(p)
-    for _, test in assertions(p.body):
-        for node in asserted_comparisons(test):
-            operands = [node.left, *node.comparators]
-            for op, left, right in zip(node.ops, operands, operands[1:]):
-                if not isinstance(op, (ast.Eq, ast.NotEq)):
-                    continue
-                for result, other in ((left, right), (right, left)):
-                    is_literal, value = literal_value(other)
-                    if is_literal and not is_trivial(value) and use.refers(result):
-                        return (
-                            f"`{ast.unparse(node)}` compares a result of {p.target.qualname} with the recorded value "
-                            f"{ast.unparse(other)}; state a relation instead"
-                        )
-    return None
+    guarded = use.guarded(p.body)
+    first: tuple[ast.expr, ast.expr] | None = None
+    for statement, test in assertions(p.body):
+        if not ((test is not None and use.refers(test)) or id(statement) in guarded):
+            continue
+        parts = [part for part in asserted_parts(test) if use.refers(part)] if test is not None else []
+        literals = [recorded_literal(part, use) for part in parts]
+        if not parts or None in literals:
+            return None  # this assertion states a relation (or an error contract)
+        first = first or (parts[0], literals[0])
+    if first is None:
+        return None
+    part, literal = first
+    return (
+        f"every assertion on {p.target.qualname} compares a result with a recorded value (`{ast.unparse(part)}` "
+        f"against {ast.unparse(literal)}); state a relation that holds for every generated input"
+    )
 
 
 # ---------------------------------------------------------------- duplicate
@@ -587,7 +646,8 @@ RULES: tuple[tuple[str, Callable[[Parsed], Problem]], ...] = (
     ("placeholder", placeholder),
     ("golden", golden),
     ("forbidden_name", forbidden_name),
-    ("unknown_param", unknown_param),
+    ("unknown_name", unknown_name),
+    ("shadowing", shadowing),
     ("unbounded", unbounded),
     ("swallowed", swallowed),
     ("no_assertion", no_assertion),
