@@ -312,25 +312,25 @@ def known_names(p: Parsed) -> set[str]:
 
 
 def shadowing(p: Parsed) -> Problem:
-    """An input may not hide a name the candidate needs in its other meaning (a function it calls, `st`, the target)."""
-    called = {dotted(node.func) for _, node in p.nodes() if isinstance(node, ast.Call)}
-    attribute_bases = {dotted(node.value) for _, node in p.nodes() if isinstance(node, ast.Attribute)}
+    """An input may take any name except one the test function also needs in its other meaning."""
+    # Strategies run at module level, where an input name hides nothing; only the test function's own code counts.
+    inside = [node for label, node in p.nodes() if not label.startswith("inputs")]
+    called = {dotted(node.func) for node in inside if isinstance(node, ast.Call)} | ({"assume"} if p.assume else set())
+    attribute_bases = {dotted(node.value) for node in inside if isinstance(node, ast.Attribute)}
     known = known_names(p)
     for key in p.inputs:
         if not key.isidentifier() or keyword.iskeyword(key):
             return f"inputs[{key!r}] is not a Python identifier"
-        if key in RESERVED_INPUTS:
-            return f"inputs[{key!r}] would hide `{key}`, which the test file itself needs"
-        if key == (p.target.owner or p.target.name):
+        if p.target.owner is None and key == p.target.name:
             return f"inputs[{key!r}] would hide the target {p.target.qualname} itself"
         if key in known and key in called:
             return f"inputs[{key!r}] would hide {key!r}, which the candidate also calls"
-        if key in allowed.PURE_STDLIB and key in attribute_bases:
-            return f"inputs[{key!r}] would hide the module {key!r}, whose attributes the candidate uses"
+        if key in MODULE_LIKE and key in attribute_bases:
+            return f"inputs[{key!r}] would hide the module {key!r}, whose attributes the candidate also uses"
     return None
 
 
-RESERVED_INPUTS = frozenset({"st", "assume", "given", "settings", "pytest"})
+MODULE_LIKE = frozenset({"st", "pytest", *allowed.PURE_STDLIB})
 
 
 # ---------------------------------------------------------------- unbounded

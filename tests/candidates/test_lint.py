@@ -97,7 +97,10 @@ BAD = [
      "unknown_name", "'rate'"),
     (T, item("bad", "assert apply_tax(amount, rate) >= amount\nassert parse_hunk('') is None"), "unknown_name", "parse_hunk"),
     # shadowing: an input that hides a name the candidate needs
-    (T, item("bad", "assert apply_tax(amount, st) >= amount", {"amount": AMOUNT, "st": RATE}), "shadowing", "'st'"),
+    (T, item("bad", "assert apply_tax(amount, st) >= amount\nassert st.just(1) is not None", {"amount": AMOUNT, "st": RATE}),
+     "shadowing", "'st'"),
+    (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "rate": RATE, "assume": RATE},
+             assume=["rate > 0"]), "shadowing", "'assume'"),
     (T, item("bad", "assert apply_tax(amount, apply_tax) >= amount", {"amount": AMOUNT, "apply_tax": RATE}),
      "shadowing", "target"),
     (T, item("bad", "assert apply_tax(amount, max) >= max(amount, 0)", {"amount": AMOUNT, "max": RATE}),
@@ -161,6 +164,9 @@ GOOD_SHAPES = [
     (T, item("ok", "assert apply_tax(a, r) >= a", {"a": AMOUNT, "r": RATE})),
     (T, item("ok", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "rate": RATE, "discount": RATE})),
     (T, item("ok", "assert apply_tax(max, rate) >= max", {"max": AMOUNT, "rate": RATE})),
+    # a strategy may use the module an input is named after: strategies are evaluated outside the test function
+    ("shop.billing:normalize_currency", item("ok", "assert normalize_currency(string) == normalize_currency(string.upper())",
+     {"string": "st.text(alphabet=string.ascii_letters, max_size=5)"})),
     # a shape check beside a relation; a literal compared with something the target does not touch
     (T, item("ok", "out = apply_tax(amount, rate)\nassert len(str(out).split('.')) == 2\nassert out >= amount")),
     (T, item("ok", "assert apply_tax(amount, rate) >= amount\nassert CENT == Decimal('0.01')")),
