@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import importlib
 import io
 import keyword
 import re._parser as sre_parse
@@ -14,6 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+
+import hypothesis.strategies
 
 from drafter import allowed
 from drafter.data import Candidate, Drafted, Extraction, Target, Verdict
@@ -316,7 +319,7 @@ def shadowing(p: Parsed) -> Problem:
     # Strategies run at module level, where an input name hides nothing; only the test function's own code counts.
     inside = [node for label, node in p.nodes() if not label.startswith("inputs")]
     called = {dotted(node.func) for node in inside if isinstance(node, ast.Call)} | ({"assume"} if p.assume else set())
-    attribute_bases = {dotted(node.value) for node in inside if isinstance(node, ast.Attribute)}
+    module_uses = {dotted(node.value) for node in inside if isinstance(node, ast.Attribute) and is_module_attribute(node)}
     known = known_names(p)
     for key in p.inputs:
         if not key.isidentifier() or keyword.iskeyword(key):
@@ -325,12 +328,21 @@ def shadowing(p: Parsed) -> Problem:
             return f"inputs[{key!r}] would hide the target {p.target.qualname} itself"
         if key in known and key in called:
             return f"inputs[{key!r}] would hide {key!r}, which the candidate also calls"
-        if key in MODULE_LIKE and key in attribute_bases:
+        if key in module_uses:
             return f"inputs[{key!r}] would hide the module {key!r}, whose attributes the candidate also uses"
     return None
 
 
-MODULE_LIKE = frozenset({"st", "pytest", *allowed.PURE_STDLIB})
+MODULES = {"st": hypothesis.strategies, "pytest": None, **{name: importlib.import_module(name) for name in allowed.PURE_STDLIB}}
+
+
+def is_module_attribute(node: ast.Attribute) -> bool:
+    """`math.floor`, `st.integers`, `pytest.raises`: an attribute that the module of that name really has."""
+    base = dotted(node.value)
+    if base not in MODULES:
+        return False
+    module = MODULES[base]
+    return node.attr in allowed.PYTEST_ATTRS if module is None else hasattr(module, node.attr)
 
 
 # ---------------------------------------------------------------- unbounded
