@@ -224,9 +224,6 @@ def golden(p: Parsed) -> Problem:
             for name in p.corpus:
                 if name in node.value or name.rsplit("/", 1)[-1] in node.value:
                     return f"{label} mentions corpus file {name!r}: the corpus is never read into a candidate"
-    for key in p.inputs:
-        if key in allowed.GOLDEN_NAMES:
-            return f"inputs[{key!r}] is a fixture name: candidates never use fixtures"
     return None
 
 

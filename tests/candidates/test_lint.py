@@ -66,7 +66,7 @@ BAD = [
     (T, item("bad", "t = os.environ\nassert apply_tax(amount, rate) >= amount"), "golden", "'os'"),
     (T, item("bad", "t = thing.read_text()\nassert apply_tax(amount, rate) >= amount"), "golden", ".read_text"),
     (T, item("bad", "assert apply_tax(amount, rate) >= amount or 'invoice_basic.json'"), "golden", "invoice_basic.json"),
-    (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "tmp_path": RATE}), "golden", "fixture"),
+    (T, item("bad", "assert apply_tax(amount, rate) >= amount\nassert tmp_path.exists()"), "golden", "fixtures"),
     # forbidden_name
     (T, item("bad", "assert eval('apply_tax(amount, rate)') >= amount"), "forbidden_name", "'eval'"),
     (T, item("bad", "import math\nassert apply_tax(amount, rate) >= amount"), "forbidden_name", "import"),
@@ -164,6 +164,8 @@ GOOD_SHAPES = [
     (T, item("ok", "assert apply_tax(a, r) >= a", {"a": AMOUNT, "r": RATE})),
     (T, item("ok", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "rate": RATE, "discount": RATE})),
     (T, item("ok", "assert apply_tax(max, rate) >= max", {"max": AMOUNT, "rate": RATE})),
+    # Hypothesis supplies every input, so an input named like a pytest fixture is just a name
+    (T, item("ok", "assert apply_tax(request, rate) >= request", {"request": AMOUNT, "rate": RATE})),
     # a strategy may use the module an input is named after: strategies are evaluated outside the test function
     ("shop.billing:normalize_currency", item("ok", "assert normalize_currency(string) == normalize_currency(string.upper())",
      {"string": "st.text(alphabet=string.ascii_letters, max_size=5)"})),

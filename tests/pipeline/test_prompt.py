@@ -7,6 +7,7 @@ import pytest
 from drafter.candidates import parse_reply
 from drafter.data import Extraction, Param, Reply, Target
 from drafter.errors import ConfigError
+from drafter.lint import lint
 from drafter.prompt import CANDIDATE_SCHEMA, TEMPLATE_VERSION, WORKED_EXAMPLE, build_prompts, signature_text, template_version
 
 
@@ -110,3 +111,11 @@ def test_template_version_names_the_bundled_set_or_a_custom_folder(tmp_path: Pat
     custom = template_version(tmp_path)
     (tmp_path / "target.j2").write_text("T2")
     assert custom.startswith("custom+") and template_version(tmp_path) != custom
+
+
+def test_the_worked_example_passes_lint_for_its_own_function():
+    slugify = make_target(id="text:slugify", module="text", qualname="slugify", params=(Param("title", "positional_or_keyword", "str"),),
+                          returns="str", docstring="A URL slug.")
+    extraction = Extraction(root="/src", targets=(slugify,), module_names={"text": ("is_slug", "slugify")})
+    drafted = lint(parse_reply(Reply(slugify.id, json.dumps(WORKED_EXAMPLE)), slugify), slugify, extraction)
+    assert [d.verdict.accepted for d in drafted] == [True], [d.verdict for d in drafted]
