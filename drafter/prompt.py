@@ -125,6 +125,7 @@ def build_prompts(extraction: Extraction, templates_dir: Path | None = None) -> 
         example=json.dumps(WORKED_EXAMPLE, indent=1),
         python_version=f"{sys.version_info.major}.{sys.version_info.minor}",
         template_version=TEMPLATE_VERSION,
+        allowed_names_note="listed per target",  # still offered to --prompts templates written for version 1
     )
     prompts = []
     for target in extraction.targets:
