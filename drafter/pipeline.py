@@ -22,7 +22,7 @@ from drafter.keep import decide
 from drafter.killmatrix import build_kill_matrix
 from drafter.lint import lint
 from drafter.models import load_backend
-from drafter.prompt import build_prompts
+from drafter.prompt import build_prompts, template_version
 from drafter.render import RenderError, render
 from drafter.report import RunReport, build_report, write_reports
 from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
@@ -70,6 +70,7 @@ class DraftOutcome:
     target_notes: dict[str, str]  # target id -> why it has no accepted candidate
     warnings: tuple[str, ...]
     stage_seconds: dict[str, float]
+    prompts_version: str = ""  # template version + hash of the texts that built the prompts
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,8 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
             if note:
                 target_notes[target.id] = note
             reporter.advance()
-    write_json(run_dir / "candidates.json", {"model": backend.name, "candidates": [candidate_row(d) for d in drafted]})
+    prompts_version = template_version(settings.prompts)
+    write_candidates(run_dir, backend.name, prompts_version, drafted, final=False)
     return DraftOutcome(
         src=src,
         run_dir=run_dir,
@@ -215,11 +217,18 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
         target_notes=target_notes,
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
+        prompts_version=prompts_version,
     )
 
 
+def write_candidates(run_dir: Path, model: str, prompts_version: str, drafted, *, final: bool) -> None:
+    """candidates.json: after `draft` the front-half verdicts; `run` writes it again with every final one."""
+    write_json(run_dir / "candidates.json", {"model": model, "prompts": prompts_version, "final": final,
+                                             "candidates": [candidate_row(d) for d in drafted]})
+
+
 def candidate_row(d: Drafted) -> dict:
-    status = "accepted" if d.verdict.accepted else "rejected"
+    status = "kept" if d.verdict.stage == "kept" else "accepted" if d.verdict.accepted else "rejected"
     row = {"id": d.id, "target": d.target, "status": status, "stage": d.verdict.stage, "reason": d.verdict.reason}
     if d.verdict.detail:
         row["detail"] = d.verdict.detail
@@ -353,7 +362,9 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
         settings={"max_examples": settings.max_examples, "seeds": settings.seeds, "jobs": settings.jobs,
-                  "known_bad": str(settings.known_bad) if settings.known_bad else None},
+                  "known_bad": str(settings.known_bad) if settings.known_bad else None,
+                  "prompts": drafted_run.prompts_version},
     )
+    write_candidates(run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)
     report = build_report(outcome)
     return RunResult(run_dir, report, write_reports(report, run_dir), outcome)
