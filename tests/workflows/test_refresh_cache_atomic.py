@@ -140,3 +140,17 @@ def test_an_interrupted_run_stays_incomplete_and_is_never_a_baseline(tmp_path, m
     assert done.report.run_id == done.run_dir.name
     assert find_baseline(tmp_path / "ws", src.resolve()) == done.run_dir
     assert (done.run_dir / "report.json").is_file() and not (done.run_dir / "INCOMPLETE.txt").exists()
+
+
+@pytest.mark.parametrize("which", ["run folder", "replies folder"])
+def test_a_past_run_replays_offline(tmp_path, openai_server, oa, monkeypatch, which):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    openai_server.responder = lambda request: oa.Scripted(200, oa.completion(
+        '{"candidates": [], "note": "said by the server for ' + openai_server.target_of(request) + '"}'))
+    src = _source(tmp_path)
+    recorded = pipeline.draft(src, _settings(tmp_path, openai_server))
+    path = recorded.run_dir if which == "run folder" else recorded.run_dir / "replies"
+    replayed = pipeline.draft(src, Settings(workspace=tmp_path / "ws", model=f"replay:{path}"))
+    assert len(openai_server.requests) == 3
+    assert [r.text for r in replayed.replies] == [r.text for r in recorded.replies]
+    assert replayed.target_notes == recorded.target_notes
