@@ -154,3 +154,33 @@ def test_a_past_run_replays_offline(tmp_path, openai_server, oa, monkeypatch, wh
     assert len(openai_server.requests) == 3
     assert [r.text for r in replayed.replies] == [r.text for r in recorded.replies]
     assert replayed.target_notes == recorded.target_notes
+
+
+def test_two_runs_at_once_on_one_workspace_get_separate_complete_folders(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    src = _source(tmp_path)
+    settings = Settings(workspace=tmp_path / "ws")
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = list(pool.map(lambda _: pipeline.draft(src, settings), range(2)))
+    first, second = (o.run_dir for o in outcomes)
+    assert first != second
+    assert all((d / "run.json").is_file() and (d / "candidates.json").is_file() for d in (first, second))
+    assert (tmp_path / "ws" / "latest").resolve() == max(first, second, key=lambda d: (len(d.name), d.name))
+    assert not list((tmp_path / "ws" / "runs").glob("*.incomplete"))
+
+
+def test_cli_in_a_log_prints_plain_progress_lines_and_fails_under_kept(tmp_path):
+    from typer.testing import CliRunner
+
+    from drafter.cli import app
+
+    src = _source(tmp_path, 'def one(x: int) -> int:\n    """x."""\n    return x\n')
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"pkg.calc:one": {"candidates": []}}))
+    result = CliRunner().invoke(app, ["run", str(src), "--model", f"replay:{replies}", "--workspace",
+                                      str(tmp_path / "ws"), "--jobs", "1", "--fail-under-kept", "1"])
+    assert result.exit_code == 3, result.output
+    assert "only 0 kept, fewer than --fail-under-kept 1" in result.output
+    assert "[drafter] model: 0/1 done" in result.output and "[drafter] model: 1/1 done" in result.output
+    assert "\x1b" not in result.output and "\r" not in result.output  # no bars or cursor moves in a log
