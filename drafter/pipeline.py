@@ -32,6 +32,7 @@ from drafter.runfolder import (
     check_separate,
     copy_source,
     finish_run,
+    hypothesis_storage_in,
     new_run_dir,
     target_slug,
     write_json,
@@ -399,7 +400,8 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
     drafted_run = _draft(src, settings, reporter)
     with abandoned_on_error(drafted_run.run_dir):
-        outcome = _back_half(drafted_run, settings, reporter)
+        with hypothesis_storage_in(drafted_run.run_dir):
+            outcome = _back_half(drafted_run, settings, reporter)
         report = build_report(outcome, carry)
         if carry is not None:
             carry.copy_kept_files(drafted_run.run_dir)

@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from filelock import FileLock
@@ -173,3 +175,25 @@ def write_json(path: Path, value) -> None:
 def write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+@contextmanager
+def hypothesis_storage_in(run_dir: Path) -> Iterator[None]:
+    """Hypothesis keeps its directory (constants cache, any database) in the run folder, never in the cwd.
+
+    Forked workers inherit the setting; fresh processes read the environment variable."""
+    from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
+
+    folder = str(run_dir / "hypothesis")
+    before_env = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    before_dir = storage_directory(intent_to_write=False).home_directory
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = folder
+    set_hypothesis_home_dir(folder)
+    try:
+        yield
+    finally:
+        set_hypothesis_home_dir(before_dir)
+        if before_env is None:
+            os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+        else:
+            os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = before_env
