@@ -34,12 +34,24 @@ class Settings:
 PATH_KEYS = {"workspace", "prompts", "known_bad", "changed_since"}
 PATH_LIST_KEYS = {"corpus"}
 STR_LIST_KEYS = {"select"}
-POSITIVE_INT_KEYS = {"jobs", "max_examples", "seeds", "concurrency"}
+# key -> (smallest, largest) allowed value
+INT_RANGES = {"jobs": (1, 256), "max_examples": (1, 100_000), "seeds": (1, 1_000), "concurrency": (1, 256),
+              "retries": (0, 100)}
+FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0)}
 BOOL_KEYS = {"cache"}
 
 
-def _coerce(key: str, value, base: Path, origin: str):
-    expected = Settings.__dataclass_fields__[key].type
+def _expected(key: str) -> str:
+    if key in INT_RANGES:
+        return "a whole number from {} to {}".format(*INT_RANGES[key])
+    if key in FLOAT_RANGES:
+        return "a number from {} to {}".format(*FLOAT_RANGES[key])
+    if key in BOOL_KEYS:
+        return "true or false"
+    return str(Settings.__dataclass_fields__[key].type)
+
+
+def _coerce(key: str, value, base: Path, origin: str, written: str | None = None):
     try:
         if key in PATH_KEYS:
             return base / str(value)
@@ -47,25 +59,27 @@ def _coerce(key: str, value, base: Path, origin: str):
             return tuple(base / str(v) for v in ([value] if isinstance(value, str) else value))
         if key in STR_LIST_KEYS:
             return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
-        if key in POSITIVE_INT_KEYS:
-            if isinstance(value, bool) or int(value) != value or int(value) < 1:
+        if key in INT_RANGES:
+            low, high = INT_RANGES[key]
+            if isinstance(value, bool) or not (low <= float(value) <= high) or int(value) != value:
                 raise ValueError
             return int(value)
+        if key in FLOAT_RANGES:
+            low, high = FLOAT_RANGES[key]
+            if isinstance(value, bool) or not (low <= float(value) <= high):  # NaN fails both comparisons
+                raise ValueError
+            return float(value)
         if key in BOOL_KEYS:
             if not isinstance(value, bool):
                 raise ValueError
             return value
-        if key in ("temperature", "timeout"):
-            return float(value)
-        if key == "retries":
-            if isinstance(value, bool) or int(value) != value or int(value) < 0:
-                raise ValueError
-            return int(value)
         if not isinstance(value, str):
             raise ValueError
         return value
-    except (TypeError, ValueError):
-        raise ConfigError(f"{origin}: key {key!r} has a bad value {value!r} (expected {expected})") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(
+            f"{origin}: key {(written or key)!r} has a bad value {value!r} (expected {_expected(key)})"
+        ) from None
 
 
 def read_file_settings(directory: Path) -> tuple[dict, str | None]:
@@ -93,11 +107,12 @@ def load_settings(directory: Path | None = None, **overrides) -> Settings:
     values, origin = read_file_settings(directory)
     known = {f.name for f in dataclasses.fields(Settings)}
     merged: dict = {}
-    for key, value in values.items():
-        key = key.replace("-", "_")
+    for written, value in values.items():
+        key = written.replace("-", "_")
         if key not in known:
-            raise ConfigError(f"{origin}: unknown key {key!r} (known keys: {', '.join(sorted(known))})")
-        merged[key] = _coerce(key, value, directory, origin or "settings")
+            known_keys = ", ".join(sorted(k.replace("_", "-") for k in known))
+            raise ConfigError(f"{origin}: unknown key {written!r} (known keys: {known_keys})")
+        merged[key] = _coerce(key, value, directory, origin or "settings", written)
     for key, value in overrides.items():
         if key not in known:
             raise ConfigError(f"unknown setting {key!r}")
