@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from drafter import __version__, pipeline
@@ -26,8 +27,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
+# User data (paths, model names, exception texts) prints as written: no markup, emoji or highlighting.
+console = Console(markup=False, emoji=False, highlight=False)
+errors = Console(stderr=True, markup=False, emoji=False, highlight=False)
+
+
+def labelled(label: str, style: str, text: str) -> Text:
+    return Text.assemble((label, style), " ", text)
 
 
 def _print_version(value: bool) -> None:
@@ -141,13 +147,13 @@ def progress_bar() -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        console=errors,
         transient=False,
     )
 
 
 def fail(exc: DrafterError) -> None:
-    errors.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
+    errors.print(labelled("error:", "bold red", str(exc)), soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -163,7 +169,7 @@ def extract(
     except DrafterError as exc:
         fail(exc)
     for error in extraction.errors:
-        errors.print(f"[yellow]skipped[/yellow] {error.file}: {error.reason}", highlight=False)
+        errors.print(labelled("skipped", "yellow", f"{error.file}: {error.reason}"))
     sys.stdout.write(json.dumps(to_jsonable(extraction), indent=2) + "\n")
 
 
@@ -183,7 +189,7 @@ def _execute(stage: Callable, src: Path, **options):
                      highlight=False, markup=False)
         raise typer.Exit(130) from None
     for warning in result.warnings:
-        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
+        errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
     return result
 
 

@@ -7,6 +7,7 @@ from collections import Counter
 from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 
 from drafter.data import Drafted, Extraction
 
@@ -72,12 +73,12 @@ def print_survivors(console: Console, report, shown: int = 3) -> None:
     first_per_target = {}
     for mutant in sorted(survivors, key=lambda m: (-kept.get(m.target, 0), m.target)):
         first_per_target.setdefault(mutant.target, mutant)
-    console.print(
-        f"[yellow]{len(survivors)} surviving mutants[/yellow]: holes in the oracle, or equivalent mutants. "
+    console.print(Text.assemble(
+        (f"{len(survivors)} surviving mutants", "yellow"), ": holes in the oracle, or equivalent mutants. "
         f"The first {min(shown, len(first_per_target))}; all of them are in report.md."
-    )
+    ))
     for mutant in list(first_per_target.values())[:shown]:
-        console.print(f"[bold]{mutant.id}[/bold]: {mutant.description}", highlight=False)
+        console.print(Text.assemble((mutant.id, "bold"), f": {mutant.description}"))
         console.print(Syntax(mutant.diff.rstrip(), "diff", theme="ansi_dark", background_color="default"))
 
 
@@ -89,7 +90,7 @@ def print_run_summary(console: Console, report, report_paths) -> None:
     s = report.summary
     console.print(targets_line(s["targets"], s["targets_without_candidates"]))
     console.print(
-        f"[bold]{s['kept']}[/bold] kept, {s['rejected']} rejected; mutants {s['mutants']['killed']} killed, "
+        f"{s['kept']} kept, {s['rejected']} rejected; mutants {s['mutants']['killed']} killed, "
         f"{s['mutants']['timeout']} killed by timeout, {s['mutants']['survived']} survived, "
         f"{s['mutants']['invalid']} invalid; kill matrix {s['matrix']['evaluations']} evaluations "
         f"in {s['matrix']['seconds']:.1f} s"

@@ -63,3 +63,13 @@ def test_extract_prints_targets_as_json(tmp_path):
 def test_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.output.strip() == f"drafter {__version__}"
+
+
+def test_user_data_in_messages_prints_as_written(tmp_path):
+    """Brackets and :emoji: codes in a path are data, not rich markup."""
+    odd = tmp_path / "[bold]replies[/bold]:smile:.json"
+    result = subprocess.run([sys.executable, "-c", "from drafter.cli import app; app()", "run", str(SHOP),
+                             "--model", f"replay:{odd}", "--workspace", str(tmp_path / "ws")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert f"replay file {odd}: cannot read it" in result.stderr
