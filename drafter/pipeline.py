@@ -158,6 +158,15 @@ def earlier_fingerprints(path: Path) -> dict[str, str]:
         raise ConfigError(f"--changed-since {targets_json}: not the targets.json of a run ({exc})") from exc
 
 
+def no_targets(src: Path, extraction: Extraction, select: tuple[str, ...]) -> str:
+    skipped = f" ({len(extraction.errors)} files skipped as unreadable)" if extraction.errors else ""
+    if not extraction.module_names:
+        return f"SRC {src}: no Python module found{skipped}"
+    if select:
+        return f"--select {' '.join(select)}: matches no target of SRC {src} (`drafter extract SRC` lists them)"
+    return f"SRC {src}: its modules define no public function or method to draft for{skipped}"
+
+
 def only_changed(extraction: Extraction, earlier: dict[str, str]) -> Extraction:
     """Targets that are new or whose signature or docstring changed; bodies do not count."""
     changed = tuple(t for t in extraction.targets if earlier.get(t.id) != t.fingerprint)
@@ -233,6 +242,8 @@ def _draft(src: Path, settings: Settings, reporter: Reporter) -> DraftOutcome:
     reporter.stage("extract")
     with clock.measure("extract"):
         extraction = extract(src, settings.corpus, settings.select)
+        if not extraction.targets:
+            raise SourceError(no_targets(src, extraction, settings.select))
         warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
         fingerprints = {t.id: t.fingerprint for t in extraction.targets}
         if earlier is not None:

@@ -1,5 +1,6 @@
 """Environment problems in SRC: one unimportable module is a warning, an SRC where nothing imports is an error."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,27 @@ def test_relative_workspace_works_from_the_working_directory(tmp_path, monkeypat
     assert not result.warnings
     assert result.run_dir.is_absolute() and result.run_dir.is_relative_to(tmp_path / "ws")
     assert any(c.status == "kept" for c in result.report.candidates)
+
+
+@pytest.mark.parametrize("modules, select, message", [
+    ({"private": "X = 1\n\ndef _helper():\n    return X\n"}, (), r"no public function or method"),
+    ({"good": GOOD_MODULE}, ("pkg.nothing:*",), r"--select pkg\.nothing:\*: matches no target"),
+])
+def test_nothing_to_draft_is_an_error_that_says_why_and_writes_no_run(tmp_path, modules, select, message):
+    src = make_src(tmp_path, **modules)
+    with pytest.raises(SourceError, match=message):
+        run(src, replace(settings(tmp_path), select=select))
+    assert not (tmp_path / "ws" / "runs").exists()
+
+
+def test_src_without_any_module_says_so(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "notes.txt").write_text("not Python")
+    with pytest.raises(SourceError, match="no Python module found"):
+        run(tmp_path / "src", settings(tmp_path))
+
+
+def test_a_selection_that_matches_runs(tmp_path):
+    src = make_src(tmp_path, good=GOOD_MODULE)
+    result = run(src, replace(settings(tmp_path), select=("pkg.good:*",)))
+    assert {c.target for c in result.report.candidates} == {"pkg.good:double"}
