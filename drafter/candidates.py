@@ -7,6 +7,8 @@ import keyword
 from typing import Any
 
 from drafter.data import CANDIDATE_KINDS, Candidate, Drafted, Reply, Target, Verdict
+from drafter.limits import MAX_CANDIDATES_PER_REPLY, LimitExceeded, check_nesting, check_size, load_json
+from drafter.limits import decoder as bounded_decoder
 
 REQUIRED = {"name": str, "kind": str, "inputs": dict, "body": str, "counterexample": str}
 OPTIONAL = {"assume": list, "rationale": str}
@@ -29,8 +31,13 @@ def parse_reply(reply: Reply, target: Target) -> list[Drafted]:
         return [Drafted(f"{target.id}::#reply", target.id, -1, reply.text, None, verdict)]
     drafted: list[Drafted] = []
     seen: set[str] = set()
-    for index, item in enumerate(items):
+    for index, item in enumerate(items[:MAX_CANDIDATES_PER_REPLY]):
         drafted.append(parse_item(item, index, target, seen))
+    if len(items) > MAX_CANDIDATES_PER_REPLY:
+        detail = (f"reply for {target.id}: {len(items)} candidates, over the limit of {MAX_CANDIDATES_PER_REPLY}"
+                  f" per reply; the first {MAX_CANDIDATES_PER_REPLY} were read, the rest dropped")
+        verdict = Verdict("parse", False, "bad_schema", detail)
+        drafted.append(Drafted(f"{target.id}::#over_limit", target.id, -1, "", None, verdict))
     return drafted
 
 
@@ -40,16 +47,27 @@ def envelope(text: str) -> Any:
     if not stripped:
         raise EnvelopeProblem("bad_json", "the reply is empty")
     try:
-        return json.loads(stripped)
+        check_size(text)
+        check_nesting(text)
+        return load_json(stripped)
     except json.JSONDecodeError:
         pass
+    except LimitExceeded as limit:
+        raise EnvelopeProblem("bad_json", f"over a limit: {limit}") from None
+    try:
+        return _embedded_value(text)
+    except LimitExceeded as limit:
+        raise EnvelopeProblem("bad_json", f"over a limit: {limit}") from None
+
+
+def _embedded_value(text: str) -> Any:
     fence_error = None
     for block in fenced_blocks(text):
         try:
-            return json.loads(block)
+            return load_json(block)
         except json.JSONDecodeError as error:
             fence_error = fence_error or error
-    decoder = json.JSONDecoder()
+    decoder = bounded_decoder()
     first_error: json.JSONDecodeError | None = None
     first_value: Any = None
     for start, char in enumerate(text):

@@ -173,8 +173,9 @@ def write_json(path: Path, value) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
+    """UTF-8; what UTF-8 cannot hold (a lone surrogate from a model) is written as a backslash escape."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from drafter.data import Extraction, Prompt, Reply
 from drafter.errors import ModelError
+from drafter.limits import LimitExceeded, load_json
 from drafter.runfolder import target_slug
 
 
@@ -66,10 +67,14 @@ def _load(path: Path) -> dict:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ModelError(f"replay file {path}: cannot read it ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ModelError(f"replay file {path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
     try:
-        data = json.loads(raw)
+        data = load_json(raw)
     except json.JSONDecodeError as exc:
         raise ModelError(f"replay file {path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
+    except LimitExceeded as exc:
+        raise ModelError(f"replay file {path}: over a limit: {exc}") from exc
     if not isinstance(data, dict):
         raise ModelError(
             f"replay file {path}: expected a JSON object mapping target ids to replies, got a {type(data).__name__}"
