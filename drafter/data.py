@@ -221,6 +221,7 @@ class Mutant:
     file: str  # posix path relative to SRC
     source: str  # the whole mutated module source
     line: int = 0
+    body_only: bool = False  # decided at generation: only the target's body changed, so no check in the worker
 
 
 @dataclass(frozen=True)

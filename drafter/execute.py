@@ -57,6 +57,7 @@ class MutantSpec:
     file: str  # relative to the source folder
     source: str
     forced: bool = False
+    body_only: bool = False  # the generator proved only the target's body changed
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> 
     from hypothesis import Phase, settings
     from hypothesis import seed as hypothesis_seed
 
+    pin_hypothesis_constants()
     hypothesis_seed(seed)(test)
     phases = (Phase.explicit, Phase.generate) + ((Phase.target, Phase.shrink) if shrink else ())
     test._hypothesis_internal_use_settings = settings(
@@ -140,6 +142,22 @@ def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> 
         print_blob=False,
     )
     return test
+
+
+def pin_hypothesis_constants() -> None:
+    """Keep Hypothesis (>= 6.131) from drawing constants out of whatever "local" modules `sys.modules` holds.
+
+    Which modules a worker has imported depends on its history (earlier batches, fork or spawn), so that pool
+    made the same candidate, seed and mutant give different inputs under --jobs 1 and --jobs 2. With it empty,
+    inputs depend only on the candidate and the seed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without the module has no local pool either
+        return
+    empty = getattr(providers, "_local_constants", None)
+    if empty is not None and hasattr(providers, "_get_local_constants") and not len(empty):
+        providers._get_local_constants = lambda: empty
 
 
 def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:
@@ -250,8 +268,14 @@ def _prepare_path(source_dir: str) -> None:
                 del sys.modules[name]
 
 
-def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+def start_worker(source_dir: str) -> None:
+    """Everything a worker process does before it runs any candidate or target code (pool and fresh alike)."""
     _prepare_path(source_dir)
+    pin_hypothesis_constants()
+
+
+def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+    start_worker(source_dir)
     conn.send(("ready",))
     while True:
         try:
@@ -277,7 +301,7 @@ def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
         if not mutant.qualname:
             raise switch.SwitchUnsafe("the patch is not about one function")
         prepared = (switch.prepare_forced_fail(module, mutant.qualname) if mutant.forced
-                    else switch.prepare_switch(module, mutant.qualname, mutant.source))
+                    else switch.prepare_switch(module, mutant.qualname, mutant.source, mutant.body_only))
     except switch.MutantInvalid as exc:
         yield ("invalid", str(exc))
         return
@@ -355,7 +379,7 @@ def _run_fresh(batch: Batch, source_dir: str) -> Iterator[tuple]:
 def _fresh_main() -> None:
     """Entry of the fresh interpreter: JSON request on stdin, one JSON line per outcome on stdout."""
     request = json.loads(sys.stdin.read())
-    _prepare_path(request["source_dir"])
+    start_worker(request["source_dir"])
     try:
         importlib.import_module(request["module"])
     except BaseException as exc:  # noqa: BLE001 - a mutant that does not import is invalid

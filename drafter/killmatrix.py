@@ -138,4 +138,4 @@ def _forced(target: str) -> MutantSpec:
 
 def _mutant_spec(mutant: Mutant) -> MutantSpec:
     qualname = mutant.target.split(":", 1)[1] if mutant.target else ""
-    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source)
+    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source, body_only=mutant.body_only)
