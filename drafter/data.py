@@ -255,3 +255,4 @@ class KillMatrix:
     seconds: float = 0.0  # wall time of the whole matrix
     test_seconds: float = 0.0  # time spent inside test bodies
     notes: tuple[str, ...] = ()
+    vacuous: dict[str, str] = field(default_factory=dict)  # candidate id -> why the forced-fail proof rejects it

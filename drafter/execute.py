@@ -58,6 +58,7 @@ class MutantSpec:
     source: str
     forced: bool = False
     body_only: bool = False  # the generator proved only the target's body changed
+    fresh: str = ""  # when set, why this mutant must run in a fresh interpreter without trying the switch
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,10 @@ class RunOutcome:
     counterexample: str | None = None  # Hypothesis's note naming the failing example
     in_source: bool = False  # the exception passed through code of the source folder
     in_target: bool = False  # the exception came out of the function under test (RunSpec.target)
+    # Forced-fail runs that passed: how often the stand-in was entered, and how often the clean target was
+    # called when the same run was repeated on clean code (-1: not measured).
+    probe_calls: int = -1
+    clean_calls: int = -1
 
 
 @dataclass(frozen=True)
@@ -296,6 +301,10 @@ def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
         yield from _run_runs(batch, source_dir)
         return
     mutant = batch.mutant
+    if mutant.fresh:
+        yield ("fresh", mutant.fresh)
+        yield from _run_fresh(batch, source_dir)
+        return
     try:
         module = importlib.import_module(mutant.module)
         if not mutant.qualname:
@@ -311,8 +320,35 @@ def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
         if not mutant.forced:
             yield from _run_fresh(batch, source_dir)
         return
-    with switch.switched_in(prepared):
-        yield from _run_runs(batch, source_dir)
+    if not mutant.forced:
+        with switch.switched_in(prepared):
+            yield from _run_runs(batch, source_dir)
+        return
+    for kind, index, outcome in _forced_runs(batch, prepared, source_dir):
+        yield kind, index, outcome
+
+
+def _forced_runs(batch: Batch, prepared, source_dir: str) -> Iterator[tuple]:
+    """The forced-fail proof: each run with the raising stand-in; one that passes is repeated on clean code
+    counting calls of the real target, which tells "never calls it" from "the switch did not take effect"."""
+    import sys as _sys
+
+    from sabotage import switch
+
+    for index, spec in enumerate(batch.runs):
+        before = switch.PROBE_CALLS[0]
+        with switch.switched_in(prepared):
+            _, _, outcome = next(_run_runs(replace(batch, runs=(spec,)), source_dir))
+        if outcome.status == "passed":
+            hook, counter = switch.count_calls(prepared.live.__code__)
+            previous = _sys.getprofile()
+            _sys.setprofile(hook)
+            try:
+                next(_run_runs(replace(batch, runs=(spec,)), source_dir))
+            finally:
+                _sys.setprofile(previous)
+            outcome = replace(outcome, probe_calls=switch.PROBE_CALLS[0] - before, clean_calls=counter[0])
+        yield "result", index, outcome
 
 
 def _run_runs(batch: Batch, source_dir: str) -> Iterator[tuple]:

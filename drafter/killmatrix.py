@@ -7,14 +7,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from drafter.data import KillMatrix, KillResult, Mutant, Rendered, Soundness
-from drafter.errors import DrafterError
 from drafter.execute import Batch, MutantSpec, RunOutcome, RunSpec, WorkerPool
 
 KILL_SEED = 0
-
-
-class SwitchingError(DrafterError):
-    """The forced-fail proof failed: some candidates did not notice their target being replaced."""
 
 
 def build_kill_matrix(
@@ -32,7 +27,9 @@ def build_kill_matrix(
     """Run the matrix with shrinking off and a fixed seed, each run stopping at its first failing example.
 
     A mutant with an empty target (a known-bad patch) meets every candidate whose target lives in the
-    module it changes. Raises SwitchingError when the forced-fail proof fails.
+    module it changes. A candidate that passes against a stand-in raising on every call is vacuous: it
+    meets no mutant. A target whose stand-in the candidate never met although it called the real target
+    runs its mutants in fresh processes.
     """
     started = time.perf_counter()
     run_dir = Path(run_dir).resolve()
@@ -50,31 +47,31 @@ def build_kill_matrix(
     test_seconds = 0.0
     notes: list[str] = []
     with WorkerPool(source_dir, jobs) as pool:
-        # The proof: a stand-in that raises must be noticed by every candidate of its target.
+        # The proof, per candidate: a stand-in that raises on every call must make it fail.
         targets = sorted(by_target)
         proof = [Batch(tuple(spec(i, c) for i, c in by_target[t]), _forced(t)) for t in targets]
-        noticed: dict[tuple[int, int], RunOutcome] = {}
+        vacuous: dict[str, str] = {}
+        switch_ignored: dict[str, str] = {}
         for event in pool.run(proof):
+            target = targets[event.batch]
             if event.kind == "fresh":
-                notes.append(f"switch proof skipped for {targets[event.batch]}: {event.reason}; "
-                             "its mutants run in fresh processes")
+                notes.append(f"switch proof skipped for {target}: {event.reason}; its mutants run in fresh processes")
             elif event.kind == "result" and event.outcome is not None:
-                noticed[(event.batch, event.run)] = event.outcome
                 test_seconds += event.outcome.seconds
-        missed = [
-            by_target[t][k][0].candidate_id
-            for b, t in enumerate(targets)
-            for k in range(len(by_target[t]))
-            if (b, k) in noticed and _outcome(noticed[(b, k)]) == "survived"
-        ]
-        if missed:
-            raise SwitchingError(
-                "switching mutants in-process cannot be trusted: these candidates passed while their target "
-                f"was replaced by code that always raises: {', '.join(missed)}"
-            )
+                candidate = by_target[target][event.run][0].candidate_id
+                verdict = _proof(event.outcome)
+                if verdict == "switch_ignored":
+                    switch_ignored[target] = (f"{candidate} called {target} but never met the forced-fail stand-in: "
+                                              "the in-process switch does not reach this target")
+                elif verdict:
+                    vacuous[candidate] = verdict
+        for target, why in sorted(switch_ignored.items()):
+            notes.append(f"{why}; its mutants run in fresh processes")
+        by_target = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
 
         pairs: list[list[tuple[Rendered, Soundness]]] = [_opponents(m, by_target) for m in mutants]
-        batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m)) for m, opp in zip(mutants, pairs)]
+        batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m, switch_ignored.get(m.target, "")))
+                   for m, opp in zip(mutants, pairs)]
         results: dict[tuple[int, int], KillResult] = {}
         invalid = {i for i, m in enumerate(mutants) if not _compiles(m)}
         batches = [Batch(()) if i in invalid else b for i, b in enumerate(batches)]
@@ -102,6 +99,7 @@ def build_kill_matrix(
         seconds=time.perf_counter() - started,
         test_seconds=test_seconds,
         notes=tuple(notes),
+        vacuous=vacuous,
     )
 
 
@@ -136,6 +134,19 @@ def _forced(target: str) -> MutantSpec:
     return MutantSpec(f"{target}#forced_fail", module, qualname, "", "", forced=True)
 
 
-def _mutant_spec(mutant: Mutant) -> MutantSpec:
+def _mutant_spec(mutant: Mutant, fresh: str = "") -> MutantSpec:
     qualname = mutant.target.split(":", 1)[1] if mutant.target else ""
-    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source, body_only=mutant.body_only)
+    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source, body_only=mutant.body_only,
+                      fresh=fresh)
+
+
+def _proof(run: RunOutcome) -> str:
+    """"" when the candidate noticed the raising stand-in; else why it is vacuous, or "switch_ignored"."""
+    if run.status != "passed":
+        return ""
+    if run.probe_calls > 0:
+        return (f"vacuous: passed while its target raised on every call ({run.probe_calls} call(s) of the "
+                "forced-fail stand-in); it swallows the target's failures")
+    if run.clean_calls > 0:
+        return "switch_ignored"
+    return "vacuous: never calls its target on the inputs its strategies draw"

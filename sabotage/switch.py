@@ -30,6 +30,25 @@ class SwitchProbe(Exception):
     """Raised by the forced-fail stand-in: proof that tests really run the switched code."""
 
 
+PROBE_CALLS = [0]  # how often a forced-fail stand-in was entered in this process
+
+
+def _probe(qualname: str) -> SwitchProbe:
+    PROBE_CALLS[0] += 1
+    return SwitchProbe(qualname)
+
+
+def count_calls(code: types.CodeType):
+    """A profile hook counting frames that run `code`, and the counter it fills."""
+    counter = [0]
+
+    def hook(frame: types.FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code is code:
+            counter[0] += 1
+
+    return hook, counter
+
+
 @dataclass(frozen=True)
 class Switch:
     """A prepared swap: the live function and the code object that replaces its own."""
@@ -95,7 +114,7 @@ def prepare_forced_fail(module: types.ModuleType, qualname: str) -> Switch:
         + [f"    {name} = None" for name in freevars]
         + ["    def _stand_in(*args, **kwargs):"]
         + [f"        {name}" for name in freevars]
-        + [f"        raise __import__('sabotage.switch', fromlist=['_']).SwitchProbe({qualname!r})",
+        + [f"        raise __import__('sabotage.switch', fromlist=['_'])._probe({qualname!r})",
            "    return _stand_in"]
     )
     namespace: dict = {}

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from drafter.killmatrix import SwitchingError, build_kill_matrix
+from drafter.keep import decide
+from drafter.killmatrix import build_kill_matrix
 from sabotage.switch import MutantInvalid, SwitchUnsafe, prepare_forced_fail, prepare_switch, switched_in, SwitchProbe
 
 
@@ -106,20 +107,25 @@ def test_fallback_to_a_fresh_process_is_recorded_with_its_reason(kit, pkg, tmp_p
     assert matrix.invalid == (ids[1],)
 
 
-def test_forced_fail_proof_names_the_candidate_that_does_not_call_its_target(kit, pkg, tmp_path):
+def test_forced_fail_proof_rejects_vacuous_candidates_and_keeps_the_good_one_beside_them(kit, pkg, tmp_path):
     source, name = pkg
     run = tmp_path / "run"
     calls = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
     ignores = kit.rendered(run, name, "double", "ignores", "assert x * 2 == x + x")
     swallows = kit.rendered(run, name, "double", "swallows", "try:\n    double(x)\nexcept Exception:\n    pass")
     plus = kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE")
-    kept = build_kill_matrix([kit.sound(calls)], [plus], run, source, jobs=1, max_examples=10)
-    assert outcomes(kept) == {("even", "plus"): "assertion"}
-    with pytest.raises(SwitchingError) as error:
-        build_kill_matrix([kit.sound(calls), kit.sound(ignores), kit.sound(swallows)], [plus], run, source,
-                          jobs=1, max_examples=10)
-    assert "::ignores" in str(error.value) and "::swallows" in str(error.value)
-    assert "::even" not in str(error.value)
+    matrix = build_kill_matrix([kit.sound(calls), kit.sound(ignores), kit.sound(swallows)], [plus], run, source,
+                               jobs=1, max_examples=10)
+    assert outcomes(matrix) == {("even", "plus"): "assertion"}  # the run went on; vacuous ones met no mutant
+    assert set(matrix.vacuous) == {ignores.candidate_id, swallows.candidate_id}
+    assert "never calls its target" in matrix.vacuous[ignores.candidate_id]
+    assert "raised on every call" in matrix.vacuous[swallows.candidate_id]
+    by_candidate = {r.candidate_id: [r] for r in matrix.results}
+    verdicts = {c.candidate_id: decide(by_candidate.get(c.candidate_id, []), matrix.vacuous.get(c.candidate_id, ""))
+                for c in (calls, ignores, swallows)}
+    assert verdicts[calls.candidate_id].accepted
+    assert [(v.stage, v.reason) for k, v in verdicts.items() if k != calls.candidate_id] == [("sabotage", "vacuous")] * 2
+    assert not matrix.fresh_process
 
 
 def test_results_are_identical_for_one_and_two_jobs(kit, pkg, tmp_path):
