@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from drafter.data import KillMatrix, KillResult, Mutant, Rendered, Soundness
@@ -73,24 +74,41 @@ def build_kill_matrix(
         batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m, switch_ignored.get(m.target, "")))
                    for m, opp in zip(mutants, pairs)]
         results: dict[tuple[int, int], KillResult] = {}
-        invalid = {i for i, m in enumerate(mutants) if not _compiles(m)}
-        batches = [Batch(()) if i in invalid else b for i, b in enumerate(batches)]
+        invalid: set[int] = set()  # the workers find them: compiling every module here would be serial work
         total = sum(len(b.runs) for b in batches)
         fresh: dict[str, str] = {}
-        for event in pool.run(batches):
-            mutant = mutants[event.batch]
-            if event.kind == "invalid":
-                invalid.add(event.batch)
-            elif event.kind == "fresh":
-                fresh[mutant.id] = event.reason
-            elif event.outcome is not None:
-                outcome = event.outcome
-                test_seconds += outcome.seconds
-                candidate = pairs[event.batch][event.run][0].candidate_id
-                results[(event.batch, event.run)] = KillResult(
-                    candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
-                if on_progress:
-                    on_progress(len(results), total)
+        timed_out: list[tuple[int, int]] = []
+
+        def record(events, keys) -> None:
+            nonlocal test_seconds
+            for event in events:
+                index, run = keys(event)
+                mutant = mutants[index]
+                if event.kind == "invalid":
+                    invalid.add(index)
+                elif event.kind == "fresh":
+                    fresh[mutant.id] = event.reason
+                elif event.outcome is not None:
+                    outcome = event.outcome
+                    test_seconds += outcome.seconds
+                    candidate = pairs[index][run][0].candidate_id
+                    first_timeout = outcome.status == "timeout" and (index, run) not in results
+                    if first_timeout:
+                        timed_out.append((index, run))
+                    elif outcome.status == "timeout":
+                        outcome = replace(outcome, error=f"timed out twice: {outcome.error}")
+                    results[(index, run)] = KillResult(
+                        candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
+                    if on_progress:
+                        on_progress(len(results), total)
+
+        record(pool.run(batches), lambda event: (event.batch, event.run))
+        # A timeout on a loaded machine is not a kill: each is run once more, alone, with twice the budget,
+        # and only a repeated timeout counts.
+        retries = [(index, run) for index, run in timed_out if index not in invalid]
+        again = [Batch((replace(batches[i].runs[r], budget=2 * batches[i].runs[r].budget),), batches[i].mutant)
+                 for i, r in retries]
+        record(pool.run(again), lambda event: retries[event.batch])
     ordered = tuple(results[key] for key in sorted(results) if key[0] not in invalid)
     return KillMatrix(
         results=ordered,
@@ -119,14 +137,6 @@ def _opponents(mutant: Mutant, by_target: dict[str, list[tuple[Rendered, Soundne
         return by_target.get(mutant.target, [])
     return [pair for target in sorted(by_target) if target.split(":")[0] == mutant.module
             for pair in by_target[target]]
-
-
-def _compiles(mutant: Mutant) -> bool:
-    try:
-        compile(mutant.source, mutant.file or "<mutant>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _forced(target: str) -> MutantSpec:
