@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from contextlib import nullcontext
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
@@ -69,6 +71,44 @@ ChangedSinceOpt = Annotated[
     typer.Option("--changed-since", help="An earlier run folder: draft only targets whose signature or docstring changed since."),
 ]
 RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help="Retries per model call on 429, 5xx and timeouts.")]
+NoCacheOpt = Annotated[
+    bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt.")
+]
+FailUnderKeptOpt = Annotated[
+    Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs).")
+]
+
+
+class PlainReporter:
+    """Progress as plain lines (stage, done/total, elapsed) for logs: at most one line per `interval` seconds."""
+
+    def __init__(self, out=None, interval: float = 10.0):
+        self.out = out or sys.stderr
+        self.interval = interval
+        self.started = time.monotonic()
+        self.name, self.done, self.total, self.last = "", 0, None, 0.0
+
+    def _line(self) -> None:
+        total = f"/{self.total}" if self.total is not None else ""
+        print(f"[drafter] {self.name}: {self.done}{total} done, {time.monotonic() - self.started:.0f}s elapsed",
+              file=self.out, flush=True)
+        self.last = time.monotonic()
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.close()
+        self.name, self.done, self.total = name, 0, total
+        self._line()
+
+    def advance(self, amount: int = 1, total: int | None = None) -> None:
+        self.done += amount
+        if total is not None:
+            self.total = total
+        if time.monotonic() - self.last >= self.interval:
+            self._line()
+
+    def close(self) -> None:
+        if self.name and (self.total is None or self.done != 0):
+            self._line()
 
 
 class RichReporter:
@@ -131,12 +171,17 @@ def _execute(stage: Callable, src: Path, **options):
     """Settings from files and options, the stage with progress bars, user errors as exit 2."""
     try:
         settings = load_settings(**options)
-        with progress_bar() as progress:
-            reporter = RichReporter(progress)
+        interactive = sys.stderr.isatty()
+        with progress_bar() if interactive else nullcontext() as progress:
+            reporter = RichReporter(progress) if interactive else PlainReporter()
             result = stage(src, settings, reporter)
             reporter.close()
     except DrafterError as exc:
         fail(exc)
+    except KeyboardInterrupt:
+        errors.print("interrupted: the partial run is kept as runs/<id>.incomplete/ and is never a baseline",
+                     highlight=False, markup=False)
+        raise typer.Exit(130) from None
     for warning in result.warnings:
         errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
     return result
@@ -156,12 +201,13 @@ def draft(
     timeout: TimeoutOpt = None,
     retries: RetriesOpt = None,
     changed_since: ChangedSinceOpt = None,
+    no_cache: NoCacheOpt = False,
 ) -> None:
     """Front half: extract → prompt → model → parse → lint. Writes targets.json, prompts/, replies/, candidates.json."""
     outcome = _execute(
         pipeline.draft, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
-        retries=retries, changed_since=changed_since,
+        retries=retries, changed_since=changed_since, cache=False if no_cache else None,
     )
     console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
     console.print(targets_line(len(outcome.extraction.targets), outcome.target_notes))
@@ -190,15 +236,73 @@ def run(
     timeout: TimeoutOpt = None,
     retries: RetriesOpt = None,
     changed_since: ChangedSinceOpt = None,
+    no_cache: NoCacheOpt = False,
+    fail_under_kept: FailUnderKeptOpt = None,
 ) -> None:
-    """All stages: draft, render, soundness on the clean code, sabotage, keep, report. Exit 0 whatever it keeps."""
+    """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
+
+    Exit 0 whatever it keeps, unless --fail-under-kept N: then 3 when fewer than N are kept; 2 on a usage error."""
     result = _execute(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
+        cache=False if no_cache else None,
     )
+    _print_run(result, fail_under_kept)
+
+
+def _print_run(result, fail_under_kept: int | None) -> None:
     print_run_summary(console, result.report, result.report_paths)
-    console.print(f"kept files: {result.run_dir / 'kept'} (a human copies reviewed ones into oracle/)")
+    console.print(f"kept files: {result.run_dir / 'kept'} (a human copies reviewed ones into oracle/)", highlight=False)
+    kept = result.report.summary["kept"]
+    if fail_under_kept is not None and kept < fail_under_kept:
+        errors.print(f"only {kept} kept, fewer than --fail-under-kept {fail_under_kept}", highlight=False, markup=False)
+        raise typer.Exit(3)
+
+
+@app.command()
+def refresh(
+    src: SrcArg,
+    model: ModelOpt = None,
+    workspace: WorkspaceOpt = None,
+    corpus: CorpusOpt = None,
+    select: SelectOpt = None,
+    known_bad: Annotated[
+        Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant.")
+    ] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")] = None,
+    prompts: PromptsOpt = None,
+    base_url: BaseUrlOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    temperature: TemperatureOpt = None,
+    timeout: TimeoutOpt = None,
+    retries: RetriesOpt = None,
+    no_cache: NoCacheOpt = False,
+    fail_under_kept: FailUnderKeptOpt = None,
+) -> None:
+    """The scheduled job: redraft only targets that are new or whose signature or docstring changed since the
+    newest complete run for SRC; carry the others' results and kept files forward.
+
+    Exit codes: 0 nothing changed (no model call, no new run, `latest` untouched); 1 a new run was written
+    (targets refreshed or removed); 2 a usage, configuration or SRC error; 3 fewer kept than --fail-under-kept."""
+    from drafter.refresh import refresh as refresh_stage
+
+    result = _execute(
+        refresh_stage, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        prompts=prompts, known_bad=known_bad, jobs=jobs, base_url=base_url, concurrency=concurrency,
+        temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None,
+    )
+    plan = result.plan
+    baseline = plan.baseline.name if plan.baseline else "none (first run: everything is drafted)"
+    console.print(f"baseline: {baseline}; {len(plan.changed)} new or changed, {len(plan.unchanged)} unchanged "
+                  f"(carried forward), {len(plan.removed)} removed", highlight=False, markup=False)
+    for target in plan.removed:
+        console.print(f"removed: {target}", highlight=False, markup=False)
+    if result.run is None:
+        console.print("nothing changed: no new run", highlight=False, markup=False)
+        raise typer.Exit(0)
+    _print_run(result.run, fail_under_kept)
+    raise typer.Exit(1)
 
 
 if __name__ == "__main__":

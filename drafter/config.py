@@ -28,12 +28,14 @@ class Settings:
     temperature: float = 0.2
     timeout: float = 60.0
     retries: int = 3
+    cache: bool = True  # reuse stored replies of remote models for identical prompts
 
 
 PATH_KEYS = {"workspace", "prompts", "known_bad", "changed_since"}
 PATH_LIST_KEYS = {"corpus"}
 STR_LIST_KEYS = {"select"}
 POSITIVE_INT_KEYS = {"jobs", "max_examples", "seeds", "concurrency"}
+BOOL_KEYS = {"cache"}
 
 
 def _coerce(key: str, value, base: Path, origin: str):
@@ -49,6 +51,10 @@ def _coerce(key: str, value, base: Path, origin: str):
             if isinstance(value, bool) or int(value) != value or int(value) < 1:
                 raise ValueError
             return int(value)
+        if key in BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ValueError
+            return value
         if key in ("temperature", "timeout"):
             return float(value)
         if key == "retries":

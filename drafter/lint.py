@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import importlib
 import io
+import keyword
 import re._parser as sre_parse
 import textwrap
 import tokenize
@@ -14,8 +16,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+import hypothesis.strategies
+
 from drafter import allowed
 from drafter.data import Candidate, Drafted, Extraction, Target, Verdict
+from drafter.dependence import TargetUse, dotted, is_pytest_raises
 
 Problem = str | None
 
@@ -120,16 +125,6 @@ def dedent(code: str) -> str:
 # ---------------------------------------------------------------- helpers
 
 
-def dotted(node: ast.AST) -> str | None:
-    """`a.b.c` for a chain of attributes on a name, else None."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
-
-
 def strategy_name(node: ast.AST) -> str | None:
     """`text` for a call `st.text(...)`."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -172,10 +167,6 @@ def assertions(body: ast.AST) -> Iterator[tuple[ast.AST, ast.expr | None]]:
                 yield node, None
         elif isinstance(node, ast.With) and any(is_pytest_raises(i.context_expr) for i in node.items):
             yield node, None
-
-
-def is_pytest_raises(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and dotted(node.func) == "pytest.raises"
 
 
 # ---------------------------------------------------------------- placeholder
@@ -233,9 +224,6 @@ def golden(p: Parsed) -> Problem:
             for name in p.corpus:
                 if name in node.value or name.rsplit("/", 1)[-1] in node.value:
                     return f"{label} mentions corpus file {name!r}: the corpus is never read into a candidate"
-    for key in p.inputs:
-        if key in allowed.GOLDEN_NAMES:
-            return f"inputs[{key!r}] is a fixture name: candidates never use fixtures"
     return None
 
 
@@ -289,16 +277,11 @@ def forbidden_attribute(node: ast.Attribute) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------- unknown_param
+# ---------------------------------------------------------------- unknown_name / shadowing
 
 
-def unknown_param(p: Parsed) -> Problem:
-    params = {param.name for param in p.target.params}
-    if p.target.owner:
-        params.add("self")
-    for key in p.inputs:
-        if key not in params:
-            return f"inputs[{key!r}] is not a parameter of {p.target.qualname} (parameters: {', '.join(sorted(params)) or 'none'})"
+def unknown_name(p: Parsed) -> Problem:
+    """Inputs are free variables of any name; only a name that is bound nowhere and allowed nowhere is an error."""
     known = known_names(p)
     for label, tree in p.fields():
         local = p.local(label)
@@ -313,6 +296,37 @@ def known_names(p: Parsed) -> set[str]:
         set(p.allowed_names) | allowed.ALLOWED_BUILTINS | set(allowed.HYPOTHESIS_NAMES)
         | set(allowed.PURE_STDLIB) | set(allowed.STDLIB_BARE_NAMES) | {"pytest"}
     )
+
+
+def shadowing(p: Parsed) -> Problem:
+    """An input may take any name except one the test function also needs in its other meaning."""
+    # Strategies run at module level, where an input name hides nothing; only the test function's own code counts.
+    inside = [node for label, node in p.nodes() if not label.startswith("inputs")]
+    called = {dotted(node.func) for node in inside if isinstance(node, ast.Call)} | ({"assume"} if p.assume else set())
+    module_uses = {dotted(node.value) for node in inside if isinstance(node, ast.Attribute) and is_module_attribute(node)}
+    known = known_names(p)
+    for key in p.inputs:
+        if not key.isidentifier() or keyword.iskeyword(key):
+            return f"inputs[{key!r}] is not a Python identifier"
+        if p.target.owner is None and key == p.target.name:
+            return f"inputs[{key!r}] would hide the target {p.target.qualname} itself"
+        if key in known and key in called:
+            return f"inputs[{key!r}] would hide {key!r}, which the candidate also calls"
+        if key in module_uses:
+            return f"inputs[{key!r}] would hide the module {key!r}, whose attributes the candidate also uses"
+    return None
+
+
+MODULES = {"st": hypothesis.strategies, "pytest": None, **{name: importlib.import_module(name) for name in allowed.PURE_STDLIB}}
+
+
+def is_module_attribute(node: ast.Attribute) -> bool:
+    """`math.floor`, `st.integers`, `pytest.raises`: an attribute that the module of that name really has."""
+    base = dotted(node.value)
+    if base not in MODULES:
+        return False
+    module = MODULES[base]
+    return node.attr in allowed.PYTEST_ATTRS if module is None else hasattr(module, node.attr)
 
 
 # ---------------------------------------------------------------- unbounded
@@ -405,84 +419,6 @@ def no_assertion(p: Parsed) -> Problem:
 # ---------------------------------------------------------------- tautology
 
 
-class TargetUse:
-    """Which expressions depend on a call of the target, following names assigned from such calls."""
-
-    def __init__(self, p: Parsed):
-        self.target = p.target
-        self.tainted: set[str] = set()
-        self.spread(p.body)
-
-    def refers(self, node: ast.AST) -> bool:
-        """Does the expression call (or reference) the target, or use a name assigned from it?"""
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in self.tainted:
-                return True
-            if self.target.owner is None:
-                if isinstance(sub, ast.Name) and sub.id == self.target.name:
-                    return True
-            elif isinstance(sub, ast.Attribute) and sub.attr == self.target.name and isinstance(sub.ctx, ast.Load):
-                return True
-        return False
-
-    def spread(self, body: ast.AST) -> None:
-        """Taint names assigned from target-dependent values until nothing changes."""
-        changed = True
-        while changed:
-            changed = False
-            for node in ast.walk(body):
-                for names, value in self.flows(node):
-                    if value is not None and self.refers(value) and not names <= self.tainted:
-                        self.tainted |= names
-                        changed = True
-                names = self.raise_dependent(node)
-                if not names <= self.tainted:
-                    self.tainted |= names
-                    changed = True
-
-    def raise_dependent(self, node: ast.AST) -> set[str]:
-        """Names set in the handlers or else-block of a try that calls the target: they record whether it raised."""
-        if not (isinstance(node, ast.Try) and any(self.refers(s) for s in node.body)):
-            return set()
-        blocks = node.orelse + [s for h in node.handlers for s in h.body]
-        return {n.id for b in blocks for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-    @staticmethod
-    def flows(node: ast.AST) -> Iterator[tuple[set[str], ast.AST | None]]:
-        def stored(*targets: ast.AST) -> set[str]:
-            return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-        if isinstance(node, ast.Assign):
-            yield stored(*node.targets), node.value
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            yield stored(node.target), node.value
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            yield stored(node.target), node.iter
-        elif isinstance(node, ast.With):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    yield stored(item.optional_vars), item.context_expr
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            # `acc.append(f(x))` / `acc.update(obj.method())`: the receiver now holds a target result.
-            func = node.value.func
-            if isinstance(func, ast.Attribute):
-                yield stored(func.value), ast.Tuple(elts=[*node.value.args, *(k.value for k in node.value.keywords)])
-
-    def guarded(self, body: ast.Module) -> set[int]:
-        """ids of statements inside a try/with-raises whose protected block calls the target."""
-        inside: set[int] = set()
-        for node in ast.walk(body):
-            blocks: list[ast.stmt] = []
-            if isinstance(node, ast.Try) and any(self.refers(s) for s in node.body):
-                blocks = node.orelse + [s for h in node.handlers for s in h.body]
-            elif isinstance(node, ast.With) and any(is_pytest_raises(i.context_expr) for i in node.items):
-                if any(self.refers(s) for s in node.body):
-                    blocks = [node]
-            for block in blocks:
-                inside |= {id(n) for n in ast.walk(block)}
-        return inside
-
-
 def trivially_true(test: ast.expr) -> str | None:
     if isinstance(test, ast.Constant) and test.value:
         return f"`assert {ast.unparse(test)}` is always true"
@@ -497,18 +433,13 @@ def trivially_true(test: ast.expr) -> str | None:
 
 
 def tautology(p: Parsed) -> Problem:
-    use = TargetUse(p)
-    guarded = use.guarded(p.body)
-    dependent = 0
-    for statement, test in assertions(p.body):
-        if test is not None:
-            problem = trivially_true(test)
-            if problem:
-                return problem
-        if (test is not None and use.refers(test)) or id(statement) in guarded:
-            dependent += 1
-    if dependent == 0:
-        return f"no assertion depends on a call of {p.target.qualname}: it holds whatever the target does"
+    """Only what is certain statically; whether an assertion really depends on the target is sabotage's question."""
+    for _, test in assertions(p.body):
+        problem = trivially_true(test) if test is not None else None
+        if problem:
+            return problem
+    if not TargetUse(p.target, p.body).mentions(p.body):
+        return f"the body never calls {p.target.qualname}: it holds whatever the target does"
     return None
 
 
@@ -543,36 +474,55 @@ def is_trivial(value: object) -> bool:
     )
 
 
-def asserted_comparisons(test: ast.expr | None) -> Iterator[ast.Compare]:
-    """Comparisons the assertion states (through and/or/not/if-else), not filters inside calls or comprehensions."""
-    if isinstance(test, ast.Compare):
-        yield test
-    elif isinstance(test, ast.BoolOp):
+def asserted_parts(test: ast.expr) -> Iterator[ast.expr]:
+    """The conditions an assertion states (through and/or/not/if-else), not filters inside calls or comprehensions."""
+    if isinstance(test, ast.BoolOp):
         for value in test.values:
-            yield from asserted_comparisons(value)
+            yield from asserted_parts(value)
     elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        yield from asserted_comparisons(test.operand)
+        yield from asserted_parts(test.operand)
     elif isinstance(test, ast.IfExp):
-        yield from asserted_comparisons(test.body)
-        yield from asserted_comparisons(test.orelse)
+        yield from asserted_parts(test.body)
+        yield from asserted_parts(test.orelse)
+    else:
+        yield test
+
+
+def recorded_literal(part: ast.expr, use: TargetUse) -> ast.expr | None:
+    """The non-trivial literal that `part` says a target result equals (or differs from), if it says that."""
+    if not isinstance(part, ast.Compare):
+        return None
+    operands = [part.left, *part.comparators]
+    for op, left, right in zip(part.ops, operands, operands[1:]):
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            for result, other in ((left, right), (right, left)):
+                is_literal, value = literal_value(other)
+                if is_literal and not is_trivial(value) and use.refers(result):
+                    return other
+    return None
 
 
 def literal_expected(p: Parsed) -> Problem:
-    use = TargetUse(p)
-    for _, test in assertions(p.body):
-        for node in asserted_comparisons(test):
-            operands = [node.left, *node.comparators]
-            for op, left, right in zip(node.ops, operands, operands[1:]):
-                if not isinstance(op, (ast.Eq, ast.NotEq)):
-                    continue
-                for result, other in ((left, right), (right, left)):
-                    is_literal, value = literal_value(other)
-                    if is_literal and not is_trivial(value) and use.refers(result):
-                        return (
-                            f"`{ast.unparse(node)}` compares a result of {p.target.qualname} with the recorded value "
-                            f"{ast.unparse(other)}; state a relation instead"
-                        )
-    return None
+    """Rejected only when every assertion that depends on the target compares it with a recorded literal: shape
+    checks such as `len(out) == 3` beside a relation stay."""
+    use = TargetUse(p.target, p.body)
+    guarded = use.guarded(p.body)
+    first: tuple[ast.expr, ast.expr] | None = None
+    for statement, test in assertions(p.body):
+        if not ((test is not None and use.refers(test)) or id(statement) in guarded):
+            continue
+        parts = [part for part in asserted_parts(test) if use.refers(part)] if test is not None else []
+        literals = [recorded_literal(part, use) for part in parts]
+        if not parts or None in literals:
+            return None  # this assertion states a relation (or an error contract)
+        first = first or (parts[0], literals[0])
+    if first is None:
+        return None
+    part, literal = first
+    return (
+        f"every assertion on {p.target.qualname} compares a result with a recorded value (`{ast.unparse(part)}` "
+        f"against {ast.unparse(literal)}); state a relation that holds for every generated input"
+    )
 
 
 # ---------------------------------------------------------------- duplicate
@@ -587,7 +537,8 @@ RULES: tuple[tuple[str, Callable[[Parsed], Problem]], ...] = (
     ("placeholder", placeholder),
     ("golden", golden),
     ("forbidden_name", forbidden_name),
-    ("unknown_param", unknown_param),
+    ("unknown_name", unknown_name),
+    ("shadowing", shadowing),
     ("unbounded", unbounded),
     ("swallowed", swallowed),
     ("no_assertion", no_assertion),

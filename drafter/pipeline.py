@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from drafter.cache import CacheKey, ReplyCache, template_version
 from drafter.candidates import parse_reply
 from drafter.config import Settings
 from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
@@ -22,10 +23,20 @@ from drafter.keep import decide
 from drafter.killmatrix import build_kill_matrix
 from drafter.lint import lint
 from drafter.models import load_backend
-from drafter.prompt import build_prompts
+from drafter.prompt import build_prompts, template_version
 from drafter.render import RenderError, render
 from drafter.report import RunReport, build_report, write_reports
-from drafter.runfolder import check_separate, copy_source, new_run_dir, target_slug, write_json, write_text
+from drafter.report.model import Carry
+from drafter.runfolder import (
+    abandon_run,
+    check_separate,
+    copy_source,
+    finish_run,
+    new_run_dir,
+    target_slug,
+    write_json,
+    write_text,
+)
 from drafter.soundness import check_soundness
 from sabotage.known_bad import load_known_bad
 from sabotage.mutants import mutants_for, normalised_tree
@@ -70,6 +81,7 @@ class DraftOutcome:
     target_notes: dict[str, str]  # target id -> why it has no accepted candidate
     warnings: tuple[str, ...]
     stage_seconds: dict[str, float]
+    prompts_version: str = ""  # template version + hash of the texts that built the prompts
 
 
 @dataclass(frozen=True)
@@ -129,7 +141,14 @@ def why_no_candidates(reply: Reply, drafted: list[Drafted]) -> str | None:
 
 
 def earlier_fingerprints(path: Path) -> dict[str, str]:
-    """Target id -> fingerprint from an earlier run folder or its targets.json."""
+    """Target id -> fingerprint of every target an earlier run saw (drafted or not), or of its targets.json."""
+    if path.is_dir() and (path / "fingerprints.json").is_file():
+        try:
+            data = json.loads((path / "fingerprints.json").read_text(encoding="utf-8"))
+            if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
+                return data
+        except (OSError, ValueError):
+            pass  # fall back on targets.json, which names what was drafted
     targets_json = path / "targets.json" if path.is_dir() else path
     try:
         data = json.loads(targets_json.read_text(encoding="utf-8"))
@@ -144,9 +163,59 @@ def only_changed(extraction: Extraction, earlier: dict[str, str]) -> Extraction:
     return replace(extraction, targets=changed)
 
 
+def stop_reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (SIGINT)"
+    return f"{type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def abandoned_on_error(run_dir: Path) -> Iterator[None]:
+    """Whatever stops a run half-way leaves it as runs/<id>.incomplete/ with a note saying why."""
+    try:
+        yield
+    except BaseException as exc:
+        abandon_run(run_dir, stop_reason(exc))
+        raise
+
+
 def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> DraftOutcome:
     """Front half: a new run folder with targets.json, prompts/, replies/ and candidates.json."""
-    reporter = reporter or Quiet()
+    outcome = _draft(src, settings, reporter or Quiet())
+    with abandoned_on_error(outcome.run_dir):
+        final = finish_run(outcome.run_dir, {"command": "draft", "src": str(outcome.src), "model": outcome.model})
+    return replace(outcome, run_dir=final)
+
+
+def reply_cache(settings: Settings, backend) -> ReplyCache | None:
+    """The workspace's reply cache, for backends that call a model (replay and heuristic cost nothing)."""
+    if not settings.cache or not getattr(backend, "remote", False):
+        return None
+    key = CacheKey(backend=settings.model, server=str(getattr(backend, "base_url", "") or settings.base_url or ""),
+                   model=str(getattr(backend, "model", backend.name)), template_version=template_version(settings.prompts),
+                   temperature=settings.temperature)
+    return ReplyCache(settings.workspace.resolve() / "cache" / "replies", key)
+
+
+def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extraction: Extraction, on_reply) -> list[Reply]:
+    """Replies in prompt order: stored ones from the cache, the others from the backend (then stored)."""
+    if cache is None:
+        return backend.propose(prompts, extraction, on_reply=on_reply)
+    cached = {}
+    for prompt in prompts:
+        reply = cache.get(prompt)
+        if reply is not None:
+            cached[prompt.target] = reply
+            on_reply(reply)
+    missing = [p for p in prompts if p.target not in cached]
+    fresh = backend.propose(missing, extraction, on_reply=on_reply) if missing else []
+    for prompt, reply in zip(missing, fresh):
+        cache.put(prompt, reply)
+        cached[prompt.target] = reply
+    return [cached[p.target] for p in prompts]
+
+
+def _draft(src: Path, settings: Settings, reporter: Reporter) -> DraftOutcome:
     clock = StageClock()
     src = resolve_src(src)
     check_separate(src, settings.workspace)
@@ -164,12 +233,20 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
     with clock.measure("extract"):
         extraction = extract(src, settings.corpus, settings.select)
         warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
+        fingerprints = {t.id: t.fingerprint for t in extraction.targets}
         if earlier is not None:
             before = len(extraction.targets)
             extraction = only_changed(extraction, earlier)
             warnings.append(f"--changed-since: {before - len(extraction.targets)} of {before} targets unchanged, not drafted")
         prompts = build_prompts(extraction, settings.prompts)
     run_dir = new_run_dir(settings.workspace)
+    with abandoned_on_error(run_dir):
+        write_json(run_dir / "fingerprints.json", fingerprints)
+        return _draft_into(run_dir, src, settings, reporter, backend, clock, extraction, prompts, warnings)
+
+
+def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter, backend, clock: StageClock,
+                extraction: Extraction, prompts: list, warnings: list[str]) -> DraftOutcome:
     write_json(run_dir / "targets.json", extraction)
     for prompt in prompts:
         write_text(run_dir / "prompts" / f"{target_slug(prompt.target)}.txt", f"### system\n{prompt.system}\n### user\n{prompt.user}")
@@ -180,7 +257,12 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
 
     reporter.stage("model", total=len(prompts))
     with clock.measure("model"):
-        replies = backend.propose(prompts, extraction, on_reply=lambda _reply: reporter.advance())
+        cache = reply_cache(settings, backend)
+        replies = propose_with_cache(backend, cache, prompts, extraction, lambda _reply: reporter.advance())
+    if cache is not None:
+        warnings.extend(cache.warnings)
+        if cache.hits:
+            warnings.append(f"reply cache: {len(cache.hits)} of {len(prompts)} replies reused, no model call for them (--no-cache asks again)")
     if replies and all(r.text is None for r in replies) and getattr(backend, "remote", False):
         raise ModelError(f"{backend.name}: every model call failed; the first: {replies[0].error}")
     for reply in replies:
@@ -188,7 +270,7 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
         write_text(run_dir / "replies" / f"{target_slug(reply.target)}.txt", body)
     write_json(run_dir / "model_calls.json", [
         {"target": r.target, "model": r.model or backend.name, "seconds": round(r.seconds, 3), "usage": r.usage,
-         "error": r.error}
+         "error": r.error, "cached": cache is not None and r.target in cache.hits}
         for r in replies
     ])
 
@@ -204,7 +286,8 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
             if note:
                 target_notes[target.id] = note
             reporter.advance()
-    write_json(run_dir / "candidates.json", {"model": backend.name, "candidates": [candidate_row(d) for d in drafted]})
+    prompts_version = template_version(settings.prompts)
+    write_candidates(run_dir, backend.name, prompts_version, drafted, final=False)
     return DraftOutcome(
         src=src,
         run_dir=run_dir,
@@ -215,11 +298,18 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
         target_notes=target_notes,
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
+        prompts_version=prompts_version,
     )
 
 
+def write_candidates(run_dir: Path, model: str, prompts_version: str, drafted, *, final: bool) -> None:
+    """candidates.json: after `draft` the front-half verdicts; `run` writes it again with every final one."""
+    write_json(run_dir / "candidates.json", {"model": model, "prompts": prompts_version, "final": final,
+                                             "candidates": [candidate_row(d) for d in drafted]})
+
+
 def candidate_row(d: Drafted) -> dict:
-    status = "accepted" if d.verdict.accepted else "rejected"
+    status = "kept" if d.verdict.stage == "kept" else "accepted" if d.verdict.accepted else "rejected"
     row = {"id": d.id, "target": d.target, "status": status, "stage": d.verdict.stage, "reason": d.verdict.reason}
     if d.verdict.detail:
         row["detail"] = d.verdict.detail
@@ -303,12 +393,29 @@ def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_
     return verdicts
 
 
-def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunResult:
-    """All stages; the run folder gains source/, staged/, kept/, report.json and report.md."""
+def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: Carry | None = None,
+        command: str = "run") -> RunResult:
+    """All stages; the run folder gains source/, staged/, kept/, report.json and report.md, then becomes visible.
+
+    `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run."""
     reporter = reporter or Quiet()
     if settings.known_bad is not None and not settings.known_bad.is_dir():
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
-    drafted_run = draft(src, settings, reporter)
+    drafted_run = _draft(src, settings, reporter)
+    with abandoned_on_error(drafted_run.run_dir):
+        outcome = _back_half(drafted_run, settings, reporter)
+        report = build_report(outcome, carry)
+        if carry is not None:
+            carry.copy_kept_files(drafted_run.run_dir)
+        write_reports(report, drafted_run.run_dir)
+        meta = {"command": command, "src": str(drafted_run.src), "model": drafted_run.model,
+                "baseline": carry.baseline_id if carry else None}
+        final = finish_run(drafted_run.run_dir, meta)
+    outcome = replace(outcome, draft=replace(drafted_run, run_dir=final))
+    return RunResult(final, report, (final / "report.json", final / "report.md"), outcome)
+
+
+def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter) -> RunOutcome:
     clock = StageClock(dict(drafted_run.stage_seconds))
     run_dir, extraction = drafted_run.run_dir, drafted_run.extraction
     source_dir = copy_source(drafted_run.src, run_dir / "source")
@@ -346,7 +453,7 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
     with clock.measure("keep"):
         verdicts.update(keep_stage(sound, matrix, run_dir))
 
-    outcome = RunOutcome(
+    return RunOutcome(
         draft=drafted_run,
         drafted=tuple(replace(d, verdict=verdicts[d.id]) for d in drafted_run.drafted),
         rendered=rendered,
@@ -357,7 +464,8 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None) -> RunR
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
         settings={"max_examples": settings.max_examples, "seeds": settings.seeds, "jobs": settings.jobs,
-                  "known_bad": str(settings.known_bad) if settings.known_bad else None},
+                  "known_bad": str(settings.known_bad) if settings.known_bad else None,
+                  "prompts": drafted_run.prompts_version},
     )
-    report = build_report(outcome)
-    return RunResult(run_dir, report, write_reports(report, run_dir), outcome)
+    write_candidates(run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)
+    return outcome

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 from pathlib import Path
 
 import jinja2
@@ -39,6 +41,23 @@ CANDIDATE_SCHEMA: dict = {
 }
 
 TEMPLATE_NAMES = ("system.j2", "target.j2")
+# Bumped when the bundled templates change what they ask for; recorded in every run beside a hash of the texts.
+TEMPLATE_VERSION = "2"
+
+WORKED_EXAMPLE = {
+    "candidates": [
+        {
+            "name": "slug_is_lower_case_words_joined_by_dashes",
+            "kind": "invariant",
+            "inputs": {"title": "st.text(alphabet=string.ascii_letters + ' -', max_size=30)"},
+            "assume": ["any(c.isalpha() for c in title)"],
+            "body": "slug = slugify(title)\nassert is_slug(slug)\nassert slug == slug.lower()\n"
+                    "assert slug.replace('-', '') == ''.join(c for c in title.lower() if c.isalpha())",
+            "counterexample": "keeps upper case, or drops letters while joining words",
+            "rationale": "the letters survive in order; only case and separators change",
+        }
+    ]
+}
 
 
 def template_environment(templates_dir: Path | None = None) -> jinja2.Environment:
@@ -84,6 +103,16 @@ def _render(env: jinja2.Environment, name: str, **values) -> str:
         raise ConfigError(f"prompt template {name}: {exc}") from exc
 
 
+def template_version(templates_dir: Path | None = None) -> str:
+    """`2+<hash>` for the bundled templates; `custom+<hash>` for a --prompts folder. The hash covers the texts."""
+    env = template_environment(templates_dir)
+    digest = hashlib.sha256()
+    for name in TEMPLATE_NAMES:
+        source, _, _ = env.loader.get_source(env, name)
+        digest.update(name.encode() + b"\0" + source.encode() + b"\0")
+    return f"{'custom' if templates_dir else TEMPLATE_VERSION}+{digest.hexdigest()[:12]}"
+
+
 def build_prompts(extraction: Extraction, templates_dir: Path | None = None) -> list[Prompt]:
     env = template_environment(templates_dir)
     system = _render(
@@ -92,8 +121,11 @@ def build_prompts(extraction: Extraction, templates_dir: Path | None = None) -> 
         kinds=CANDIDATE_KINDS,
         stdlib=PURE_STDLIB,
         max_size=MAX_COLLECTION_SIZE,
-        schema=json.dumps(CANDIDATE_SCHEMA["properties"]["candidates"]["items"]["properties"]),
-        allowed_names_note="listed per target",
+        schema=json.dumps(CANDIDATE_SCHEMA),
+        example=json.dumps(WORKED_EXAMPLE, indent=1),
+        python_version=f"{sys.version_info.major}.{sys.version_info.minor}",
+        template_version=TEMPLATE_VERSION,
+        allowed_names_note="listed per target",  # still offered to --prompts templates written for version 1
     )
     prompts = []
     for target in extraction.targets:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ScopeProvider
+from libcst.metadata import BuiltinAssignment, MetadataWrapper, ScopeProvider
 
 from drafter import allowed
 from drafter.data import Candidate, Extraction, Rendered, Target, Verdict
@@ -86,7 +86,8 @@ def render(
     # First pass without imports to learn which names the test needs, then the real file.
     draft = template.render(import_blocks=[], **fields)
     module = parse_or_reject(candidate.id, draft)
-    blocks = import_blocks(free_names(module), attribute_bases(module), target, extraction, candidate.id)
+    own = allowed.target_names(extraction.module_names.get(target.module, ()), target.name, target.owner)
+    blocks = import_blocks(free_names(module, own), attribute_bases(module), target, extraction, candidate.id)
     source = template.render(import_blocks=blocks, **fields)
     parse_or_reject(candidate.id, source)
     return Rendered(candidate.id, candidate.target, staged_path(candidate), test_name, source)
@@ -112,16 +113,21 @@ def parse_or_reject(candidate_id: str, source: str) -> cst.Module:
     return module
 
 
-def free_names(module: cst.Module) -> set[str]:
-    """Names the file reads but never binds, builtins excluded (libcst scope analysis)."""
+def free_names(module: cst.Module, own: frozenset[str] = frozenset()) -> set[str]:
+    """Names the file reads but never binds (libcst scope analysis); builtins only when `own` (the target module's
+    public names) has them too, since the module's `format` or `filter` is the one a candidate means."""
     wrapper = MetadataWrapper(module)
     names: set[str] = set()
     for scope in set(wrapper.resolve(ScopeProvider).values()):
         if scope is None:
             continue
         for access in scope.accesses:
-            if not access.referents and isinstance(access.node, cst.Name):
-                names.add(access.node.value)
+            if not isinstance(access.node, cst.Name):
+                continue
+            name = access.node.value
+            builtin_only = all(isinstance(r, BuiltinAssignment) for r in access.referents)
+            if not access.referents or (name in own and builtin_only):
+                names.add(name)
     return names
 
 

@@ -198,19 +198,26 @@ def _classify_one(graph: ImportGraph, test: str, write_set: set[str]) -> tuple[s
 
 
 def check_classify(repo: Path, base: str, tests: str = "tests", prod: str = "src,app,lib",
-                   witnesses: dict[str, str] | None = None) -> Check:
-    """Classify every test against base..working tree; zero voting tests blocks."""
+                   witnesses: dict[str, str] | None = None, oracle: str = "oracle") -> Check:
+    """Classify every test against base..working tree. Zero voting tests blocks unless the oracle's properties,
+    which the patch cannot touch and `oracle-gate run` runs from the base's copy, vote instead."""
     root = gitutil.repo_root(repo)
     write_set = {p for change in gitutil.changes_since(root, base) for p in change.paths}
     test_dirs = tuple(t.strip().strip("/") for t in tests.split(",") if t.strip())
     labels, reasons = classify_tests(root, write_set, test_dirs, witnesses)
     votes = sum(1 for label in labels.values() if label == "vote")
+    oracle_dir = oracle.strip("/")
+    properties = [f for f in _python_files(root / oracle_dir) if is_test_file(f)] if (root / oracle_dir).is_dir() else []
+    oracle_votes = bool(properties) and not any(f"{oracle_dir}/{f}" in write_set for f in properties)
     prod_trees = [p.strip().strip("/") for p in prod.split(",") if p.strip()]
     changed_prod = sorted(p for p in write_set if any(p.startswith(t + "/") for t in prod_trees))
-    summary = [f"{votes} voting tests of {len(labels)}"] + [f"{t}: {labels[t]} ({reasons[t]})"
-                                                             for t in labels if labels[t] != "vote"]
-    if not votes:
-        summary.insert(0, "blocked: zero voting tests")
-    return Check("classify", votes > 0, tuple(summary),
-                 {"blocked": votes == 0, "vote_count": votes, "tests": labels, "reasons": reasons,
+    evidence = ([f"{votes} voting tests"] if votes else []) + (
+        [f"{len(properties)} oracle property files under {oracle_dir}/ (outside the write-set)"] if oracle_votes else [])
+    blocked = not evidence
+    summary = [f"{votes} voting tests of {len(labels)}; evidence that votes: {', '.join(evidence) or 'none'}"] + [
+        f"{t}: {labels[t]} ({reasons[t]})" for t in labels if labels[t] != "vote"]
+    if blocked:
+        summary.insert(0, "blocked: zero voting tests and no oracle properties outside the write-set")
+    return Check("classify", not blocked, tuple(summary),
+                 {"blocked": blocked, "vote_count": votes, "evidence": evidence, "tests": labels, "reasons": reasons,
                   "write_set": sorted(write_set), "changed_production": changed_prod})

@@ -5,6 +5,7 @@ Every error (unreadable or malformed file, unknown revision, bad option) is a no
 
 import json
 import sys
+from importlib.metadata import version
 import traceback
 from pathlib import Path
 from typing import Callable, Optional
@@ -45,6 +46,20 @@ app = GateApp(help=__doc__, no_args_is_help=True, add_completion=False, pretty_e
 lock_app = typer.Typer(help="Fixture lock: sha256 per file under a folder, and sidecar digests.")
 seal_app = typer.Typer(help="Sealed fixture manifest.")
 flake_app = typer.Typer(help="Flake ledger: record results; admit/release are the human commands.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"oracle-gate {version('drafter')}")
+        raise typer.Exit(EXIT_PASS)
+
+
+@app.callback()
+def main(show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                           help="print the version and exit")) -> None:
+    """oracle-gate: decide whether a patch may merge, from evidence the patch cannot rewrite."""
+
+
 app.add_typer(lock_app, name="lock")
 app.add_typer(seal_app, name="seal")
 app.add_typer(flake_app, name="flake")
@@ -145,9 +160,11 @@ def snapshot(root: Path = typer.Argument(..., help="repository root"),
 def deny(deny_list: Path = typer.Option(..., "--deny", help="gitignore-style deny list"),
          patch: Optional[Path] = typer.Option(None, "--patch", help="unified or git diff"),
          base: Optional[str] = typer.Option(None, "--base", help="read the deny list (and changes) from REV"),
-         repo: Path = typer.Option(Path("."), "--repo"), as_json: bool = JsonOpt) -> None:
-    """Fail if the patch touches any denied path (both sides of a rename)."""
-    _finish(lambda: check_deny(deny_list, patch, base, repo), as_json, "deny")
+         repo: Path = typer.Option(Path("."), "--repo"),
+         app_dir: Optional[Path] = typer.Option(None, "--app", help="tree the patch applies to (default --repo)"),
+         as_json: bool = JsonOpt) -> None:
+    """Fail if the patch writes any denied path, as `git apply` writes it in a copy (both sides of a rename)."""
+    _finish(lambda: check_deny(deny_list, patch, base, repo, app_dir), as_json, "deny")
 
 
 @app.command()
@@ -162,8 +179,9 @@ def cochange(base: str = typer.Option(..., "--base"), src: str = typer.Option("s
 def classify(base: str = typer.Option(..., "--base"), tests: str = typer.Option("tests", "--tests"),
              prod: str = typer.Option("src,app,lib", "--prod"),
              ledger: Optional[Path] = typer.Option(None, "--ledger", help="frozen/quarantined tests are witnesses"),
+             oracle: str = typer.Option("oracle", "--oracle", help="oracle folder whose properties vote too"),
              repo: Path = typer.Option(Path("."), "--repo"), as_json: bool = JsonOpt) -> None:
-    """Label each test vote | non_voting | witness; zero voting tests blocks."""
+    """Label each test vote | non_voting | witness; blocks when neither a test nor the oracle votes."""
     from gate.classify import check_classify
 
     def make() -> Check:
@@ -171,7 +189,7 @@ def classify(base: str = typer.Option(..., "--base"), tests: str = typer.Option(
         if ledger is not None:
             led = ledger_mod.load_ledger(ledger)
             witnesses = {t: s.reason for t, s in ledger_mod.states(led, repo).items() if not s.votes}
-        return check_classify(repo, base, tests, prod, witnesses)
+        return check_classify(repo, base, tests, prod, witnesses, oracle)
     _finish(make, as_json, "classify")
 
 
@@ -195,9 +213,15 @@ def flake_record(ledger: Path = typer.Option(..., "--ledger"), commit: str = typ
                  lane: str = typer.Option("vote", "--lane", help=", ".join(ledger_mod.LANES)),
                  seed: Optional[str] = typer.Option(None, "--seed", help="the frozen seed the result ran under"),
                  from_file: Optional[Path] = typer.Option(None, "--from", help="a gate pytest summary JSON"),
+                 trusted: bool = typer.Option(False, "--trusted", help="confirm the results come from a trusted "
+                                                                       "revision (base, main, scheduled rerun)"),
                  as_json: bool = JsonOpt) -> None:
-    """Append results (one test, or every result of a pytest run summary). Never changes membership."""
+    """Append results of a trusted revision (one test, or every result of a pytest run summary). Never changes
+    membership."""
     def make() -> Check:
+        if not trusted:
+            raise GateError("only results of trusted revisions (the base, main, scheduled reruns) may enter the "
+                            "flake window: pass --trusted to confirm; results of gated patches never count")
         host_name = host or ledger_mod.default_host()
         if from_file is not None:
             summary = read_json(from_file, "results summary")
@@ -265,6 +289,20 @@ def flake_release(ledger: Path = typer.Option(..., "--ledger"), test: str = type
     _finish(make, as_json, "flake")
 
 
+def _missing_inputs(paths: dict[str, Path | None], folder: Path) -> list[str]:
+    missing = [f"{flag} {path} does not exist" for flag, path in paths.items() if path is not None
+               and not Path(path).is_file()]
+    return missing + ([] if Path(folder).is_dir() else [f"--app {folder} is not a folder"])
+
+
+def _inside_repository(path: Path, folder: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(Path(folder).resolve())
+        return True
+    except ValueError:
+        return False
+
+
 @app.command()
 def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the patch applies to"),
         patch: Path = typer.Option(..., "--patch"), deny_list: Path = typer.Option(..., "--deny"),
@@ -274,17 +312,37 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
         pytest_args: str = typer.Option("", "--pytest-args"), timeout: float = typer.Option(600, "--timeout"),
         commit: Optional[str] = typer.Option(None, "--commit", help="ledger key; defaults to the patch digest"),
         host: Optional[str] = typer.Option(None, "--host"), merge_job: bool = typer.Option(False, "--merge-job"),
+        seed: Optional[int] = typer.Option(None, "--seed", min=0, max=2 ** 32 - 1,
+                                           help="pin the Hypothesis seed to reproduce a verdict (default: fresh)"),
+        trusted: bool = typer.Option(False, "--trusted", help="a trusted revision (base, main, scheduled rerun): "
+                                                              "record its results in the flake ledger"),
+        oracle: str = typer.Option("oracle", "--oracle", help="oracle folder relative to the app"),
+        junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML (outside the app)"),
         verdict_out: Path = typer.Option(Path("oracle-gate-verdict.json"), "--out", help="JSON verdict file"),
         as_json: bool = JsonOpt) -> None:
-    """Deny paths, snapshot, seals and locks, properties, ledger: one verdict line, exit 2 on any block."""
+    """Apply, deny paths, snapshot, seals and locks, properties, oracle re-hash, ledger: one verdict line, exit 2
+    on any block, 3 when the gate's own inputs are missing."""
+    missing = _missing_inputs({"--patch": patch, "--deny": deny_list, "--manifest": manifest, "--ledger": ledger,
+                               "--snapshot": snapshot_file, "--lock": lock}, app_dir)
+    if junit is not None and _inside_repository(junit, app_dir):
+        missing.append(f"--junit {junit} lies inside the app folder; write it outside the repository")
+    if missing:
+        for line in missing:
+            err.print(f"oracle-gate run: error: {line}", markup=False)
+        if as_json:
+            print(json.dumps(failed("inputs", "; ".join(missing)).to_json(), indent=2, sort_keys=True))
+        raise typer.Exit(EXIT_USAGE)
+    from gate.junit import write_junit
     from gate.verdict import run_gate, write_verdict
 
     verdict = run_gate(app_dir, patch, deny_list, manifest, ledger, snapshot_file, lock, lock_root, pytest_args,
-                       timeout, commit, host, merge_job)
+                       timeout, commit, host, merge_job, seed, trusted, oracle)
     try:
         write_verdict(verdict, verdict_out)
+        if junit is not None:
+            write_junit(verdict, junit)
     except OSError as exc:
-        err.print(f"oracle-gate run: cannot write verdict {verdict_out}: {exc}", markup=False)
+        err.print(f"oracle-gate run: cannot write the verdict: {exc}", markup=False)
         raise typer.Exit(EXIT_USAGE)
     if as_json:
         print(json.dumps(verdict.to_json(), indent=2, sort_keys=True))

@@ -23,6 +23,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--gate-results", default=None, help="write the gate's JSON run summary here")
     group.addoption("--gate-merge-job", action="store_true", default=False,
                     help="this run gates a merge (fail_closed_until_reproducer: quarantined tests block)")
+    group.addoption("--gate-skips-reported", action="store_true", default=False,
+                    help="list skipped voting tests in the summary instead of blocking on them (oracle-gate run "
+                         "compares them with the base)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -105,9 +108,11 @@ class GateRun:
         (voting failures) and `ledger` problems (red or merge-blocked quarantined tests)."""
         voting = [t for t, lane in self.lanes.items() if lane == "vote"]
         ran = [t for t in voting if self.outcomes.get(t) in RESULT_OUTCOMES]
+        skipped = [t for t in voting if self.outcomes.get(t) == "skip" and t not in self.deselected] \
+            if self.config.getoption("--gate-skips-reported") else []
         run = list(dict.fromkeys(self.run_problems))
-        if len(ran) < len(voting):
-            missing = next(t for t in voting if t not in ran)
+        if len(ran) + len(skipped) < len(voting):
+            missing = next(t for t in voting if t not in ran and t not in skipped)
             why = "deselected" if missing in self.deselected else self.outcomes.get(missing, "no outcome")
             run.append(f"only {len(ran)} of {len(voting)} collected voting tests ran to a result "
                        f"(first without one: {missing}: {why})")
@@ -120,7 +125,7 @@ class GateRun:
                    for t, lane in self.lanes.items()]
         witness_failures = [r["test"] for r in results if r["lane"] != "vote" and r["outcome"] in ("fail", "timeout")]
         return {"complete": True, "collected": len(self.lanes), "voting_collected": len(voting),
-                "voting_ran": len(ran), "problems": {"run": run, "regressions": regressions, "ledger": ledger},
+                "voting_ran": len(ran), "skipped": skipped, "problems": {"run": run, "regressions": regressions, "ledger": ledger},
                 "blocked": bool(run or regressions or ledger), "witness_failures": witness_failures,
                 "results": results}
 

@@ -107,8 +107,9 @@ def _plugin_file(root: Path, name: str) -> Path | None:
     return None
 
 
-def surface(root: Path, oracle: str = "oracle") -> dict[str, str]:
-    """Digest per surface entry; keys are POSIX paths, `path#[section]` for config sections, `plugin:NAME`."""
+def surface(root: Path, oracle: str = "oracle", exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """Digest per surface entry; keys are POSIX paths, `path#[section]` for config sections, `plugin:NAME`.
+    exclude names files the gate itself rewrites (the ledger and its lock)."""
     root = Path(root)
     if not root.is_dir():
         raise GateError(f"{root} is not a folder")
@@ -140,7 +141,7 @@ def surface(root: Path, oracle: str = "oracle") -> dict[str, str]:
     for name in sorted(set(plugins)):
         found = _plugin_file(root, name)
         entries[f"plugin:{name}"] = sha256_file(found) if found else "not-in-repository"
-    return dict(sorted(entries.items()))
+    return dict(sorted((k, v) for k, v in entries.items() if k not in exclude))
 
 
 def write_snapshot(root: Path, out: Path, oracle: str = "oracle") -> Check:
@@ -150,13 +151,16 @@ def write_snapshot(root: Path, out: Path, oracle: str = "oracle") -> Check:
                  {"entries": entries})
 
 
-def compare_snapshot(root: Path, snapshot: Path, oracle: str | None = None) -> Check:
-    """Any added, removed or changed surface entry invalidates the run."""
+def compare_snapshot(root: Path, snapshot: Path, oracle: str | None = None,
+                     exclude: set[str] | frozenset[str] = frozenset()) -> Check:
+    """Any added, removed or changed surface entry invalidates the run (except the excluded files the gate
+    rewrites itself)."""
     data = read_json(snapshot, "snapshot")
     if not isinstance(data, dict) or data.get("version") != SNAPSHOT_VERSION or not isinstance(data.get("entries"), dict):
         raise GateError(f"snapshot {snapshot}: expected {{\"version\": {SNAPSHOT_VERSION}, \"entries\": {{...}}}}")
     oracle = oracle or data.get("oracle") or "oracle"
     findings = [line.replace("missing:", "removed:").replace("untracked:", "added:")
-                for line in compare_digests(data["entries"], surface(root, oracle))]
+                for line in compare_digests({k: v for k, v in data["entries"].items() if k not in exclude},
+                                                surface(root, oracle, exclude))]
     return Check("snapshot", not findings, tuple(findings) or ("oracle surface unchanged since the snapshot",),
                  {"findings": findings})

@@ -2,27 +2,26 @@
 
 import hashlib
 import os
+import secrets
 import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import gate
 from gate.check import Check, GateError, failed, read_json, stable_json, write_atomic
-from gate.deny import check_deny
+from gate.deny import deny_changes, read_deny_list
+from gate.isolate import copy_oracle, isolated_argv, plugin_args
 from gate.ledger import Result, default_host, load_ledger, record
-from gate.lock import verify_lock, verify_sidecars
+from gate.lock import compare_digests, verify_lock, verify_sidecars
 from gate.seal import verify_manifest
-from gate.snapshot import compare_snapshot
+from gate.snapshot import compare_snapshot, surface
+from gate.writeset import COPY_IGNORED, apply_patch, escaping_symlinks
 
-REQUIRED_STAGES = ("deny", "apply", "seal", "properties", "ledger")
-COPY_IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", ".hypothesis")
-HYPOTHESIS_SEED = "0"
+REQUIRED_STAGES = ("apply", "deny", "seal", "properties", "oracle-after", "base-rerun", "ledger")
 # --pytest-args may only change what pytest prints and how soon it stops. Anything else (paths, -k, -m, --deselect,
 # -p, -o, -c, --continue-on-collection-errors, another seed or ledger) could change which tests run or how.
 OUTPUT_FLAGS = frozenset({"-q", "--quiet", "-v", "-vv", "-vvv", "--verbose", "-x", "--exitfirst", "-s", "-l",
@@ -35,6 +34,7 @@ OUTPUT_OPTIONS = frozenset({"--tb", "--maxfail", "--durations", "--color", "--ca
 class GateVerdict:
     checks: tuple[Check, ...]
     required: tuple[str, ...]
+    seed: int | None = None
 
     @property
     def may_merge(self) -> bool:
@@ -53,7 +53,7 @@ class GateVerdict:
 
     def to_json(self) -> dict[str, Any]:
         return {"may_merge": self.may_merge, "blocked_at": self.blocked_at, "verdict": self.line(),
-                "checks": [c.to_json() for c in self.checks]}
+                "seed": self.seed, "checks": [c.to_json() for c in self.checks]}
 
 
 def may_merge(checks: tuple[Check, ...], required: tuple[str, ...]) -> bool:
@@ -86,6 +86,13 @@ def _inside(path: Path, app: Path, copy: Path) -> Path:
         return Path(path)
 
 
+def _relative(path: Path, app: Path) -> str | None:
+    try:
+        return Path(path).resolve().relative_to(app.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
 def _rewritten(base: Path, copy: Path, name: str) -> Check | None:
     """A failed check when the patched copy of a seal file (manifest, lock) differs from the base's: the seals are
     evidence the patch must not rewrite, even if the deny list forgot them."""
@@ -94,67 +101,118 @@ def _rewritten(base: Path, copy: Path, name: str) -> Check | None:
     return Check(name, False, (f"changed: {base} (the patch rewrote the seal file itself)",))
 
 
-def _apply(app: Path, patch: Path, work: Path) -> Check:
-    shutil.copytree(app, work, ignore=COPY_IGNORED, symlinks=True)
-    # The ceiling stops git from treating an enclosing repository as the target of the patch.
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(work.parent)}
-    done = subprocess.run(["git", "apply", "--whitespace=nowarn", str(Path(patch).resolve())], cwd=work,
-                          capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        return Check("apply", False, (f"patch {patch} does not apply to {app}: {done.stderr.strip()}",))
-    return Check("apply", True, (f"patch applied to a copy of {app}",))
+def fresh_seed() -> int:
+    """A seed the patch cannot predict: a break that dodges one seed's inputs is caught by the next run's."""
+    return secrets.randbelow(2 ** 32)
 
 
-def _pytest(work: Path, ledger: Path, results: Path, pytest_args: list[str], timeout: float,
-            merge_job: bool) -> tuple[Check, dict | None]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
-    gate_parent = str(Path(gate.__file__).resolve().parent.parent)
-    env.update(PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=str(results.parent / "pyc"),
-               PYTHONPATH=os.pathsep.join([gate_parent] + [p for p in [env.get("PYTHONPATH")] if p]))
-    argv = [sys.executable, "-m", "pytest", "-p", "gate.pytest_plugin", "-p", "no:cacheprovider",
-            # `--opt=value` form only: pytest guesses its rootdir and ini file from any argument that looks like a
-            # path, and a ledger outside the copy would otherwise pull in the unpatched tree's configuration.
-            f"--rootdir={work}", "--strict-markers", f"--hypothesis-seed={HYPOTHESIS_SEED}",
-            f"--gate-ledger={ledger}", f"--gate-results={results}", *(["--gate-merge-job"] if merge_job else []),
-            *pytest_args]
-    proc = subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return Check("properties", False, (f"pytest exceeded the wall-clock cap of {timeout:g}s",)), None
-    tail = "\n".join(output.strip().splitlines()[-15:])
-    if not results.is_file():
-        return Check("properties", False, (f"pytest (exit {proc.returncode}) ended without the gate's summary: "
+@dataclass
+class PytestRun:
+    """One isolated pytest run of the oracle copy against some production tree."""
+
+    oracle_copy: Path
+    production: Path
+    base: Path
+    ledger: Path
+    results: Path
+    seed: int
+    timeout: float
+    merge_job: bool
+    pytest_args: tuple[str, ...] = ()
+
+    def run(self, *node_ids: str) -> tuple[int | None, str, dict | None]:
+        """(exit status or None on timeout, output tail, gate summary or None)."""
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("PYTEST_", "PYTHON", "HYPOTHESIS")) and k != "COV_CORE_SOURCE"}
+        env.update(PYTHONHASHSEED=str(self.seed), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+                   PYTHONPYCACHEPREFIX=str(self.results.parent / "pyc"))
+        argv = [*isolated_argv(self.production, self.base), *plugin_args(), "-p", "no:cacheprovider",
+                # `--opt=value` form only: pytest guesses its rootdir and ini file from any argument that looks
+                # like a path.
+                f"--rootdir={self.oracle_copy}", "--strict-markers", f"--hypothesis-seed={self.seed}",
+                f"--gate-ledger={self.ledger}", f"--gate-results={self.results}", "--gate-skips-reported",
+                *(["--gate-merge-job"] if self.merge_job else []), *self.pytest_args, *node_ids]
+        proc = subprocess.Popen(argv, cwd=self.oracle_copy, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            output, _ = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return None, "", None
+        tail = "\n".join(output.strip().splitlines()[-15:])
+        if not self.results.is_file():
+            return proc.returncode, tail, None
+        return proc.returncode, tail, read_json(self.results, "gate pytest summary")
+
+
+def _properties(patched: PytestRun, oracle: str) -> tuple[Check, dict | None]:
+    code, tail, summary = patched.run()
+    if code is None:
+        return Check("properties", False, (f"pytest exceeded the wall-clock cap of {patched.timeout:g}s",)), None
+    if summary is None:
+        return Check("properties", False, (f"pytest (exit {code}) ended without the gate's summary: "
                                            "killed, exited early, or the plugin did not load", tail)), None
-    summary = read_json(results, "gate pytest summary")
     try:
         run_problems, regressions = list(summary["problems"]["run"]), list(summary["problems"]["regressions"])
     except (KeyError, TypeError):
-        raise GateError(f"gate pytest summary {results} lacks its problems lists") from None
-    if proc.returncode not in (0, 1) or (proc.returncode == 1) != summary["blocked"]:
-        run_problems = run_problems + [f"pytest exit status {proc.returncode} does not match the gate's summary"]
+        raise GateError(f"gate pytest summary {patched.results} lacks its problems lists") from None
+    if code not in (0, 1) or (code == 1) != summary["blocked"]:
+        run_problems = run_problems + [f"pytest exit status {code} does not match the gate's summary"]
     reasons = [f"incomplete: {p}" for p in run_problems] + [f"property failed: {p}" for p in regressions]
     ok = not reasons
-    reasons = reasons or [f"{summary['voting_ran']} voting tests passed; "
-                          f"{summary['collected'] - summary['voting_ran']} witness results"]
+    if ok:
+        voted = [r["test"] for r in summary["results"] if r["lane"] == "vote" and r["outcome"] != "skip"]
+        from_oracle = sum(1 for t in voted if t.startswith(oracle.rstrip("/") + "/"))
+        reasons = [f"{len(voted)} voting tests passed (evidence that voted: {from_oracle} oracle properties, "
+                   f"{len(voted) - from_oracle} production tests); "
+                   f"{summary['collected'] - len(voted)} skipped or witness results"]
     return Check("properties", ok, tuple(reasons) + (() if ok else (tail,)), {"pytest": summary}), summary
 
 
-def _record(ledger: Path, summary: dict, commit: str, host: str) -> int:
-    rows = [Result(r["test"], commit, host, r["outcome"], r["lane"]) for r in summary["results"]]
+def _against_base(summary: dict, base_run: PytestRun, seed: int) -> Check:
+    """Skips and witness failures compared with the base under the same seed: a skip the base also shows is not
+    incomplete, a skip only the patch causes blocks; a witness that fails on the patch and passes on the base is a
+    regression of the patch, frozen or not."""
+    skipped = list(summary.get("skipped", []))
+    witness_failed = list(summary["witness_failures"])
+    if not skipped and not witness_failed:
+        return Check("base-rerun", True, ("no skips or witness failures to compare with the base",))
+    code, tail, base = base_run.run(*dict.fromkeys(skipped + witness_failed))
+    if base is None:
+        return Check("base-rerun", False, (f"the base rerun (exit {code}) ended without the gate's summary", tail))
+    on_base = {r["test"]: r["outcome"] for r in base["results"]}
+    problems = [f"skipped on the patch only: {t} ({on_base.get(t, 'not collected')} on the base)"
+                for t in skipped if on_base.get(t) != "skip"]
+    problems += [f"regression: {t} fails on the patch and passes on the base under seed {seed}"
+                 for t in witness_failed if on_base.get(t) == "pass"]
+    notes = [f"skipped on the base too: {t}" for t in skipped if on_base.get(t) == "skip"]
+    notes += [f"fails on the base too (witness): {t}" for t in witness_failed if on_base.get(t) != "pass"]
+    return Check("base-rerun", not problems, tuple(problems + notes))
+
+
+def _record(ledger: Path, summary: dict, commit: str, host: str, seed: int) -> int:
+    rows = [Result(r["test"], commit, host, r["outcome"], r["lane"], str(seed)) for r in summary["results"]]
     record(ledger, rows)
     return len(rows)
+
+
+def _oracle_unchanged(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]]) -> Check:
+    findings = [f"{where}: {line}" for where in before
+                for line in compare_digests(before[where], after[where])]
+    return Check("oracle-after", not findings, tuple(findings) or (
+        "oracle surface unchanged after the properties ran (oracle copy and patched tree)",))
 
 
 def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, snapshot: Path | None = None,
              lock: Path | None = None, lock_root: Path | None = None, pytest_args: str = "",
              timeout: float = 600, commit: str | None = None, host: str | None = None,
-             merge_job: bool = False) -> GateVerdict:
-    """Deny paths, snapshot, seals and locks, properties, ledger; stop at the first failing class."""
+             merge_job: bool = False, seed: int | None = None, trusted: bool = False,
+             oracle: str = "oracle") -> GateVerdict:
+    """Apply, deny paths, snapshot, seals and locks, properties, oracle re-hash, ledger; stop at the first
+    failing class."""
     app = Path(app)
+    seed = fresh_seed() if seed is None else seed
     required = REQUIRED_STAGES + (("snapshot",) if snapshot else ()) + (("lock",) if lock else ())
     checks: list[Check] = []
 
@@ -167,49 +225,95 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
             checks.append(failed(name, f"{type(exc).__name__}: {exc}"))
         return checks[-1].ok
 
+    def verdict() -> GateVerdict:
+        return GateVerdict(tuple(checks), required, seed)
+
     try:
         pytest_words = pytest_passthrough(pytest_args)
     except GateError as exc:
-        return GateVerdict((failed("pytest-args", exc),), required)
+        return GateVerdict((failed("pytest-args", exc),), required, seed)
     with tempfile.TemporaryDirectory(prefix="oracle-gate-") as tmp:
         work = Path(tmp) / "app"
-        if not app.is_dir():
-            checks.append(failed("apply", f"app folder {app} does not exist"))
-            return GateVerdict(tuple(checks), required)
-        if not (stage("deny", lambda: check_deny(deny, patch)) and stage("apply", lambda: _apply(app, patch, work))):
-            return GateVerdict(tuple(checks), required)
-        if snapshot and not stage("snapshot", lambda: compare_snapshot(work, snapshot)):
-            return GateVerdict(tuple(checks), required)
+        changes: list = []
+
+        def applied() -> Check:
+            nonlocal changes
+            changes = apply_patch(app, patch, work)
+            return Check("apply", True, (f"patch applied to a copy of {app}; it writes {len(changes)} paths",),
+                         {"write_set": sorted({p for c in changes for p in c.paths})})
+
+        def denied() -> Check:
+            found = deny_changes(read_deny_list(deny), changes)  # the base's list: the copy holds the patch
+            links = escaping_symlinks(work, changes, oracle)
+            return Check("deny", found.ok and not links, tuple(links) + found.reasons if links else found.reasons,
+                         {**found.data, "symlinks": links})
+
+        if not (stage("apply", applied) and stage("deny", denied)):
+            return verdict()
+        ledger_rel = _relative(ledger, app)
+        excluded = {ledger_rel, f"{ledger_rel}.lock"} if ledger_rel else set()
+        if snapshot and not stage("snapshot", lambda: compare_snapshot(work, snapshot, exclude=excluded)):
+            return verdict()
         sealed = _inside(manifest, app, work)
         if not (stage("seal", lambda: _rewritten(manifest, sealed, "seal") or verify_manifest(sealed))
                 and stage("sidecars", lambda: verify_sidecars(sealed.parent))):
-            return GateVerdict(tuple(checks), required)
+            return verdict()
         locked = _inside(lock, app, work) if lock else None
         if lock and not stage("lock", lambda: _rewritten(lock, locked, "lock") or verify_lock(
                 _inside(lock_root or Path(manifest).parent, app, work), locked)):
-            return GateVerdict(tuple(checks), required)
+            return verdict()
         if not stage("ledger-file", lambda: Check("ledger-file", True, (
                 f"ledger {ledger} is readable (policy {load_ledger(ledger).policy})",))):
-            return GateVerdict(tuple(checks), required)
+            return verdict()
+        oracle_copy = Path(tmp) / "oracle-run"
+        before: dict[str, dict[str, str]] = {}
+
+        def copied() -> Check:
+            kept = copy_oracle(app, oracle_copy, oracle)
+            before.update({"oracle copy": surface(oracle_copy, oracle, excluded),
+                           "patched tree": surface(work, oracle, excluded)})
+            return Check("oracle-copy", True, (f"properties read the base's {', '.join(kept)} from a copy outside "
+                                               "the patched tree",))
+
+        if not stage("oracle-copy", copied):
+            return verdict()
+        patched = PytestRun(oracle_copy, work, app, Path(ledger).resolve(), Path(tmp) / "gate-results.json", seed,
+                            timeout, merge_job, tuple(pytest_words))
         summary: dict | None = None
 
         def properties() -> Check:
             nonlocal summary
-            check, summary = _pytest(work, Path(ledger).resolve(), Path(tmp) / "gate-results.json",
-                                     pytest_words, timeout, merge_job)
+            check, summary = _properties(patched, oracle)
             return check
 
         properties_ok = stage("properties", properties)
-        if summary is not None:
-            # The ledger records this run's bits whether or not the merge goes through.
-            run_commit = commit or "patch-" + hashlib.sha256(Path(patch).read_bytes()).hexdigest()[:16]
-            stage("record", lambda: Check("record", True, (
-                f"recorded {_record(ledger, summary, run_commit, host or default_host())} results "
-                f"for {run_commit}",)))
-        if not properties_ok:
-            return GateVerdict(tuple(checks), required)
+        after_ok = stage("oracle-after", lambda: _oracle_unchanged(before, {
+            "oracle copy": surface(oracle_copy, oracle, excluded), "patched tree": surface(work, oracle, excluded)}))
+        if summary is not None and after_ok:
+            if trusted:
+                run_commit = commit or "patch-" + hashlib.sha256(Path(patch).read_bytes()).hexdigest()[:16]
+                stage("record", lambda: Check("record", True, (
+                    f"recorded {_record(ledger, summary, run_commit, host or default_host(), seed)} results "
+                    f"for {run_commit} (trusted run, seed {seed})",)))
+            else:
+                checks.append(Check("record", True, ("not recorded: only --trusted runs (the base, main, scheduled "
+                                                     "reruns) feed the flake ledger",)))
+        if not (properties_ok and after_ok):
+            return verdict()
+
+        def base_rerun() -> Check:
+            base_tree = Path(tmp) / "base"
+            shutil.copytree(app, base_tree, ignore=COPY_IGNORED, symlinks=True)
+            base_oracle = Path(tmp) / "oracle-base"
+            copy_oracle(app, base_oracle, oracle)
+            return _against_base(summary, PytestRun(base_oracle, base_tree, app, Path(ledger).resolve(),
+                                                    Path(tmp) / "base-results.json", seed, timeout, merge_job),
+                                 seed)
+
+        if not stage("base-rerun", base_rerun):
+            return verdict()
         stage("ledger", lambda: _ledger_check(summary))
-    return GateVerdict(tuple(checks), required)
+    return verdict()
 
 
 def _ledger_check(summary: dict) -> Check:

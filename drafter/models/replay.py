@@ -9,6 +9,7 @@ from pathlib import Path
 
 from drafter.data import Extraction, Prompt, Reply
 from drafter.errors import ModelError
+from drafter.runfolder import target_slug
 
 
 class ReplayBackend:
@@ -17,7 +18,8 @@ class ReplayBackend:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.name = f"replay:{path}"
-        self.replies = _load(self.path)
+        # A past run's folder (or its replies/) replays what the model said then, one file per target.
+        self.replies = _load_folder(self.path) if self.path.is_dir() else _load(self.path)
         # Keys naming no extracted target; filled by propose() so the pipeline can warn about them.
         self.unknown_targets: tuple[str, ...] = ()
 
@@ -27,6 +29,9 @@ class ReplayBackend:
         extraction: Extraction,
         on_reply: Callable[[Reply], None] | None = None,
     ) -> list[Reply]:
+        if self.path.is_dir():  # file names are target slugs: map them back to ids
+            slugs = {target_slug(t.id): t.id for t in extraction.targets} | {target_slug(p.target): p.target for p in prompts}
+            self.replies = {slugs.get(k, k): v for k, v in self.replies.items()}
         known = {t.id for t in extraction.targets} | {p.target for p in prompts}
         self.unknown_targets = tuple(sorted(set(self.replies) - known))
         replies = []
@@ -70,3 +75,20 @@ def _load(path: Path) -> dict:
             f"replay file {path}: expected a JSON object mapping target ids to replies, got a {type(data).__name__}"
         )
     return data
+
+
+def _load_folder(path: Path) -> dict:
+    """Slug -> reply text from a run folder's replies/*.txt; calls that failed then ("# no reply: ...") are absent."""
+    folder = path / "replies" if (path / "replies").is_dir() else path
+    files = sorted(folder.glob("*.txt"))
+    if not files:
+        raise ModelError(f"replay folder {path}: no replies/*.txt in it; give a run folder, its replies/ or a JSON file")
+    replies = {}
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ModelError(f"replay file {file}: cannot read it ({exc})") from exc
+        if not text.startswith("# no reply:"):
+            replies[file.stem] = text
+    return replies

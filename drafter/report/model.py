@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import shutil
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from drafter.data import TokenUsage, to_jsonable
-from drafter.runfolder import git_commit, tree_hash
+from drafter.errors import ConfigError
+from drafter.runfolder import git_commit, run_id, tree_hash
 
 if TYPE_CHECKING:
     from drafter.pipeline import RunOutcome
@@ -26,6 +31,7 @@ class TargetEntry:
     mutants: int
     killed: int
     note: str | None = None  # why the target has no accepted candidate
+    carried_from: str | None = None  # the earlier run whose results a refresh carried forward (target unchanged)
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class CandidateEntry:
     counterexample: str | None  # Hypothesis's falsifying example when the clean code failed
     counterexample_shape: str | None  # what the candidate claims to catch
     rationale: str | None
+    carried_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,50 @@ class RunReport:
     mutants: tuple[MutantEntry, ...]
     summary: dict
     warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _entry(cls, row: dict, **extra):
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in row.items() if k in names}
+    return cls(**{**values, **extra})
+
+
+@dataclass(frozen=True)
+class Carry:
+    """Results of unchanged targets taken from an earlier complete run, as `drafter refresh` carries them."""
+
+    baseline_dir: Path
+    targets: tuple[TargetEntry, ...]
+    candidates: tuple[CandidateEntry, ...]
+    mutants: tuple[MutantEntry, ...]
+    removed: tuple[str, ...] = ()  # targets of the baseline that SRC no longer has
+
+    @property
+    def baseline_id(self) -> str:
+        return self.baseline_dir.name
+
+    @classmethod
+    def from_run(cls, baseline_dir: Path, target_ids: set[str], removed: tuple[str, ...] = ()) -> Carry:
+        try:
+            data = json.loads((baseline_dir / "report.json").read_text(encoding="utf-8"))
+            origin = baseline_dir.name
+            return cls(
+                baseline_dir=baseline_dir,
+                targets=tuple(_entry(TargetEntry, t, carried_from=t.get("carried_from") or origin)
+                              for t in data["targets"] if t["id"] in target_ids),
+                candidates=tuple(_entry(CandidateEntry, c, carried_from=c.get("carried_from") or origin)
+                                 for c in data["candidates"] if c["target"] in target_ids),
+                mutants=tuple(_entry(MutantEntry, m) for m in data["mutants"] if m["target"] in target_ids),
+                removed=removed,
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"baseline run {baseline_dir}: cannot read its report.json ({exc})") from exc
+
+    def copy_kept_files(self, run_dir: Path) -> None:
+        for c in self.candidates:
+            if c.status == "kept" and c.file and (self.baseline_dir / c.file).is_file():
+                (run_dir / c.file).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(self.baseline_dir / c.file, run_dir / c.file)
 
 
 def _total_usage(outcome: RunOutcome) -> dict:
@@ -102,7 +153,7 @@ def _raw_text(raw, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def build_report(outcome: RunOutcome) -> RunReport:
+def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
     draft = outcome.draft
     matrix = outcome.matrix
     results_by_mutant: dict[str, list] = {}
@@ -177,13 +228,22 @@ def build_report(outcome: RunOutcome) -> RunReport:
         )
         score[target.id] = round(killed / len(own_mutants), 3) if own_mutants else None
 
+    target_notes = dict(draft.target_notes)
+    if carry is not None:
+        # Carried entries keep their verdicts; the summary below counts them like fresh ones.
+        targets = sorted(targets + list(carry.targets), key=lambda t: t.id)
+        candidates += carry.candidates
+        mutants += carry.mutants
+        target_notes.update({t.id: t.note for t in carry.targets if t.note})
+        score.update({t.id: round(t.killed / t.mutants, 3) if t.mutants else None for t in carry.targets})
     mutant_status = Counter(m.status for m in mutants)
     dropped_equivalent = sum(e for e, _ in outcome.dropped_mutants.values())
     dropped_duplicate = sum(d for _, d in outcome.dropped_mutants.values())
     summary = {
         "targets": len(targets),
-        "targets_with_candidates": sum(1 for t in targets if t.id not in draft.target_notes),
-        "targets_without_candidates": dict(sorted(draft.target_notes.items())),
+        "targets_with_candidates": sum(1 for t in targets if t.id not in target_notes),
+        "targets_without_candidates": dict(sorted(target_notes.items())),
+        "carried": {"from": carry.baseline_id, "targets": len(carry.targets), "removed": list(carry.removed)} if carry else None,
         "candidates": len(candidates),
         "kept": sum(1 for c in candidates if c.status == "kept"),
         "rejected": sum(1 for c in candidates if c.status == "rejected"),
@@ -208,7 +268,7 @@ def build_report(outcome: RunOutcome) -> RunReport:
     }
     return RunReport(
         version=REPORT_VERSION,
-        run_id=draft.run_dir.name,
+        run_id=run_id(draft.run_dir),
         source={"path": str(draft.src), "git_commit": git_commit(draft.src), "tree_hash": tree_hash(draft.src)},
         model=draft.model,
         settings=outcome.settings,

@@ -14,7 +14,7 @@ from drafter.data import Drafted, Extraction
 def draft_table(extraction: Extraction, drafted: tuple[Drafted, ...], target_notes: dict[str, str]) -> Table:
     """Per target: accepted and rejected candidates, and why a target got none."""
     table = Table(title="Drafted candidates", show_lines=False)
-    table.add_column("target", no_wrap=True)
+    table.add_column("target", overflow="fold")  # a narrow log wraps an id, never cuts it
     table.add_column("accepted", justify="right")
     table.add_column("rejected", justify="right")
     table.add_column("reasons / note")
@@ -35,7 +35,7 @@ def targets_line(total: int, target_notes: dict[str, str]) -> str:
 
 def run_table(report) -> Table:
     table = Table(title=f"Run {report.run_id}")
-    table.add_column("target", no_wrap=True)
+    table.add_column("target", overflow="fold")  # a narrow log wraps an id, never cuts it
     table.add_column("kept", justify="right", style="green")
     table.add_column("rejected", justify="right")
     table.add_column("mutants killed", justify="right")

@@ -47,12 +47,12 @@ BAD = [
     # tautology
     (T, item("bad", "out = apply_tax(amount, rate)\nassert True"), "tautology", "always true"),
     (T, item("bad", "out = apply_tax(amount, rate)\nassert out == out"), "tautology", "itself"),
-    (T, item("bad", "out = apply_tax(amount, rate)\nassert amount + rate >= amount"), "tautology", "no assertion depends"),
+    (T, item("bad", "assert amount + rate >= amount"), "tautology", "never calls"),
     (T, item("bad", "x = apply_tax(amount, rate)\nassert isinstance(x, object)"), "tautology", "every value"),
     ("shop.hunks:Hunk.old_lines", item("bad", "n = len(self.lines)\nassert n >= 0", {"self": HUNK}), "tautology",
-     "no assertion depends"),
+     "never calls"),
     (T, item("bad", "raised = False\ntry:\n    Decimal(amount)\nexcept ValueError:\n    raised = True\nassert not raised"),
-     "tautology", "no assertion depends"),
+     "tautology", "never calls"),
     # literal_expected
     (T, item("bad", "assert apply_tax(amount, rate) != Decimal('12.50')"), "literal_expected", "Decimal('12.50')"),
     (T, item("bad", "out = apply_tax(amount, rate)\ntotal = out * 2\nassert total == 240"), "literal_expected", "240"),
@@ -66,7 +66,7 @@ BAD = [
     (T, item("bad", "t = os.environ\nassert apply_tax(amount, rate) >= amount"), "golden", "'os'"),
     (T, item("bad", "t = thing.read_text()\nassert apply_tax(amount, rate) >= amount"), "golden", ".read_text"),
     (T, item("bad", "assert apply_tax(amount, rate) >= amount or 'invoice_basic.json'"), "golden", "invoice_basic.json"),
-    (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "tmp_path": RATE}), "golden", "fixture"),
+    (T, item("bad", "assert apply_tax(amount, rate) >= amount\nassert tmp_path.exists()"), "golden", "fixtures"),
     # forbidden_name
     (T, item("bad", "assert eval('apply_tax(amount, rate)') >= amount"), "forbidden_name", "'eval'"),
     (T, item("bad", "import math\nassert apply_tax(amount, rate) >= amount"), "forbidden_name", "import"),
@@ -90,14 +90,23 @@ BAD = [
      "rate": RATE}), "unbounded", "longer than"),
     (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": "st.recursive(st.just(Decimal(1)), lambda s: s)",
      "rate": RATE}), "unbounded", "max_leaves"),
-    # unknown_param
-    (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "rate": RATE, "discount": RATE}),
-     "unknown_param", "inputs['discount']"),
-    (T, item("bad", "assert apply_tax(amount, rate) >= base"), "unknown_param", "'base'"),
-    (T, item("bad", "assert apply_tax(amount, rate) >= amount", assume=["cap > amount"]), "unknown_param", "'cap'"),
+    # unknown_name: inputs may have any name, but a name bound and allowed nowhere is an error
+    (T, item("bad", "assert apply_tax(amount, rate) >= base"), "unknown_name", "'base'"),
+    (T, item("bad", "assert apply_tax(amount, rate) >= amount", assume=["cap > amount"]), "unknown_name", "'cap'"),
     (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": "st.just(rate)", "rate": RATE}),
-     "unknown_param", "'rate'"),
-    (T, item("bad", "assert apply_tax(amount, rate) >= amount\nassert parse_hunk('') is None"), "unknown_param", "parse_hunk"),
+     "unknown_name", "'rate'"),
+    (T, item("bad", "assert apply_tax(amount, rate) >= amount\nassert parse_hunk('') is None"), "unknown_name", "parse_hunk"),
+    # shadowing: an input that hides a name the candidate needs
+    (T, item("bad", "assert apply_tax(amount, st) >= amount\nassert st.just(1) is not None", {"amount": AMOUNT, "st": RATE}),
+     "shadowing", "'st'"),
+    (T, item("bad", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "rate": RATE, "assume": RATE},
+             assume=["rate > 0"]), "shadowing", "'assume'"),
+    (T, item("bad", "assert apply_tax(amount, apply_tax) >= amount", {"amount": AMOUNT, "apply_tax": RATE}),
+     "shadowing", "target"),
+    (T, item("bad", "assert apply_tax(amount, max) >= max(amount, 0)", {"amount": AMOUNT, "max": RATE}),
+     "shadowing", "also calls"),
+    (T, item("bad", "assert math.isclose(apply_tax(amount, math), amount)", {"amount": AMOUNT, "math": RATE}),
+     "shadowing", "module 'math'"),
     # swallowed
     (T, item("bad", "try:\n    assert apply_tax(amount, rate) >= amount\nexcept:\n    pass"), "swallowed", "bare"),
     (T, item("bad", "try:\n    assert apply_tax(amount, rate) >= amount\nexcept (ValueError, Exception):\n    pass"),
@@ -151,6 +160,20 @@ GOOD_SHAPES = [
     ("shop.envelope:Envelope.to_dict", item("ok", "assert self.to_dict()['status'] == self.status", {"self": ENVELOPE})),
     ("shop.hunks:Hunk.old_lines", item("ok", "assert all(line in self.old_lines for t, line in self.lines if t == '-')",
                                        {"self": HUNK})),
+    # free names, unused extra inputs and a name like a builtin that is only a value
+    (T, item("ok", "assert apply_tax(a, r) >= a", {"a": AMOUNT, "r": RATE})),
+    (T, item("ok", "assert apply_tax(amount, rate) >= amount", {"amount": AMOUNT, "rate": RATE, "discount": RATE})),
+    (T, item("ok", "assert apply_tax(max, rate) >= max", {"max": AMOUNT, "rate": RATE})),
+    # Hypothesis supplies every input, so an input named like a pytest fixture is just a name
+    (T, item("ok", "assert apply_tax(request, rate) >= request", {"request": AMOUNT, "rate": RATE})),
+    # a strategy may use the module an input is named after: strategies are evaluated outside the test function
+    ("shop.billing:normalize_currency", item("ok", "assert normalize_currency(string) == normalize_currency(string.upper())",
+     {"string": "st.text(alphabet=string.ascii_letters, max_size=5)"})),
+    # a shape check beside a relation; a literal compared with something the target does not touch
+    (T, item("ok", "out = apply_tax(amount, rate)\nassert len(str(out).split('.')) == 2\nassert out >= amount")),
+    (T, item("ok", "assert apply_tax(amount, rate) >= amount\nassert CENT == Decimal('0.01')")),
+    # the target is called, but no assertion visibly depends on it: sabotage decides, not lint
+    (T, item("ok", "out = apply_tax(amount, rate)\nassert amount + rate >= amount")),
 ]
 
 

@@ -84,3 +84,14 @@ def test_unknown_base_revision_is_an_error_naming_it(tmp_path, h):
         done = h.gate(command, "--base", "no-such-rev", cwd=repo)
         assert done.returncode == 3 and "unknown revision 'no-such-rev'" in done.stderr, done.stderr
         assert h.gate(command, "--base", "HEAD", cwd=repo).returncode == 0
+
+
+def test_a_version_bump_every_test_imports_passes_because_the_oracle_votes(tmp_path, h):
+    repo = h.new_repo(tmp_path / "repo", {**BASE, "src/shop/__init__.py": "__version__ = '1.0'\n"})
+    h.write(repo, {"src/shop/__init__.py": "__version__ = '1.1'\n"})
+    code, data = h.gate_json("classify", "--base", "HEAD", "--tests", "tests", "--prod", "src", cwd=repo)
+    assert data["vote_count"] == 0 and code == 0, data  # every test imports the package that changed
+    assert data["evidence"] == ["1 oracle property files under oracle/ (outside the write-set)"]
+    code, data = h.gate_json("classify", "--base", "HEAD", "--tests", "tests", "--prod", "src", "--oracle",
+                             "no-oracle", cwd=repo)
+    assert (code, data["blocked"]) == (2, True)  # without an oracle, zero votes still blocks

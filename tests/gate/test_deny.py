@@ -3,36 +3,35 @@
 import pytest
 
 from gate.check import GateError
-from gate.deny import parse_patch
+from gate.writeset import apply_patch
 
 DENY = "oracle/\n**/test_*.py\n**/*_test.py\n**/conftest.py\n**/__snapshots__/\n"
 APP = {"oracle/path_deny.txt": DENY, "oracle/properties/test_invariants.py": "def test_x():\n    assert 1\n",
        "src/shop/billing.py": "A = 1\n", "src/shop/logo.png": b"\x89PNG\x00\x01"}
 
 
-def test_parse_patch_sees_new_deleted_renamed_and_binary_files(tmp_path, h):
+def test_write_set_is_what_git_apply_changed_in_a_copy(tmp_path, h):
     app = tmp_path / "app"
-    h.write(app, APP)
-    patch = h.make_patch(app, {"src/shop/new.py": "B = 2\n", "src/shop/logo.png": b"\x89PNG\x00\x02",
-                               "src/shop/billing.py": None, "src/shop/money.py": "A = 1\n"}, tmp_path)
-    changes = {(c.status, c.old_path, c.new_path, c.binary) for c in parse_patch(patch)}
-    assert changes == {("added", None, "src/shop/new.py", False),
-                       ("modified", "src/shop/logo.png", "src/shop/logo.png", True),
-                       ("renamed", "src/shop/billing.py", "src/shop/money.py", False)}
-
-
-def test_plain_unified_diff_is_read_too():
-    text = "--- a/src/x.py\t2024-01-01\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/tests/test_y.py\n" \
-           "@@ -0,0 +1 @@\n+x\n"
-    assert [(c.status, c.old_path, c.new_path) for c in parse_patch(text)] == [
-        ("modified", "src/x.py", "src/x.py"), ("added", None, "tests/test_y.py")]
+    h.write(app, {**APP, "src/shop/run.sh": "echo\n"})
+    patch = tmp_path / "p.diff"
+    patch.write_text(h.make_patch(app, {"src/shop/new.py": "B = 2\n", "src/shop/logo.png": b"\x89PNG\x00\x02",
+                                        "src/shop/billing.py": None, "src/shop/money.py": "A = 1\n"}, tmp_path))
+    text = patch.read_text() + "diff --git a/src/shop/run.sh b/src/shop/run.sh\nold mode 100644\nnew mode 100755\n"
+    patch.write_text(text)
+    changes = {(c.status, c.old_path, c.new_path) for c in apply_patch(app, patch, tmp_path / "copy")}
+    assert changes == {("added", None, "src/shop/new.py"), ("modified", "src/shop/logo.png", "src/shop/logo.png"),
+                       ("deleted", "src/shop/billing.py", None), ("added", None, "src/shop/money.py"),
+                       ("modified", "src/shop/run.sh", "src/shop/run.sh")}
+    assert (app / "src/shop/billing.py").is_file()  # the app itself is never written
 
 
 @pytest.mark.parametrize("text", ["", "just words\n", "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n",
                                   "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n?a\n+b\n"])
-def test_malformed_patches_raise(text):
-    with pytest.raises(GateError):
-        parse_patch(text)
+def test_patches_git_cannot_apply_raise(tmp_path, h, text):
+    h.write(tmp_path / "app", APP)
+    (tmp_path / "p.diff").write_text(text)
+    with pytest.raises(GateError, match="does not apply"):
+        apply_patch(tmp_path / "app", tmp_path / "p.diff", tmp_path / "copy")
 
 
 @pytest.mark.parametrize(("edits", "hit"), [
@@ -41,7 +40,7 @@ def test_malformed_patches_raise(text):
     ({"oracle/properties/test_more.py": "def test_y():\n    pass\n"}, "denied: oracle/properties/test_more.py (added)"),
     ({"src/shop/deep/er/conftest.py": "import pytest\n"}, "denied: src/shop/deep/er/conftest.py (added)"),
     ({"oracle/properties/test_invariants.py": None, "src/shop/kept.py": "def test_x():\n    assert 1\n"},
-     "denied: oracle/properties/test_invariants.py (renamed)"),
+     "denied: oracle/properties/test_invariants.py (deleted)"),
     ({"src/shop/__snapshots__/a.snap": "x\n"}, "denied: src/shop/__snapshots__/a.snap (added)"),
 ])
 def test_patch_touching_a_denied_path_is_blocked(tmp_path, h, edits, hit):
@@ -49,12 +48,12 @@ def test_patch_touching_a_denied_path_is_blocked(tmp_path, h, edits, hit):
     h.write(app, APP)
     patch = tmp_path / "p.diff"
     patch.write_text(h.make_patch(app, edits, tmp_path))
-    code, data = h.gate_json("deny", "--deny", app / "oracle/path_deny.txt", "--patch", patch)
+    code, data = h.gate_json("deny", "--deny", app / "oracle/path_deny.txt", "--patch", patch, "--app", app)
     assert code == 2 and hit in data["denied"]
 
     benign = tmp_path / "ok.diff"
     benign.write_text(h.make_patch(app, {"src/shop/billing.py": "A = 2\n"}, tmp_path))
-    code, data = h.gate_json("deny", "--deny", app / "oracle/path_deny.txt", "--patch", benign)
+    code, data = h.gate_json("deny", "--deny", app / "oracle/path_deny.txt", "--patch", benign, "--app", app)
     assert (code, data["denied"], data["touched"]) == (0, [], ["src/shop/billing.py"])
 
 
@@ -63,13 +62,13 @@ def test_malformed_patch_or_empty_deny_list_exits_3(tmp_path, h):
     h.write(app, APP)
     bad = tmp_path / "bad.diff"
     bad.write_text("diff --git a/x b/x\n@@ -1,3 +1,3 @@\n a\n")
-    done = h.gate("deny", "--deny", app / "oracle/path_deny.txt", "--patch", bad)
+    done = h.gate("deny", "--deny", app / "oracle/path_deny.txt", "--patch", bad, "--app", app)
     assert done.returncode == 3 and "bad.diff" in done.stderr
     (tmp_path / "empty.txt").write_text("# nothing\n")
     good = tmp_path / "good.diff"
     good.write_text(h.make_patch(app, {"src/shop/billing.py": "A = 3\n"}, tmp_path))
-    assert h.gate("deny", "--deny", tmp_path / "empty.txt", "--patch", good).returncode == 3
-    assert h.gate("deny", "--deny", app / "oracle/path_deny.txt", "--patch", good).returncode == 0
+    assert h.gate("deny", "--deny", tmp_path / "empty.txt", "--patch", good, "--app", app).returncode == 3
+    assert h.gate("deny", "--deny", app / "oracle/path_deny.txt", "--patch", good, "--app", app).returncode == 0
 
 
 def test_with_base_the_deny_list_comes_from_the_base_revision(tmp_path, h):
@@ -88,3 +87,12 @@ def test_with_base_the_deny_list_comes_from_the_base_revision(tmp_path, h):
     code, data = h.gate_json("deny", "--deny", "oracle/path_deny.txt", "--base", "HEAD", cwd=repo)
     assert (code, data["touched"]) == (0, ["src/shop/billing.py"])
     assert h.gate("deny", "--deny", "oracle/path_deny.txt", "--base", "no-such-rev", cwd=repo).returncode == 3
+
+
+def test_files_a_patch_writes_into_cache_folders_are_in_the_write_set(tmp_path, h):
+    app = tmp_path / "app"
+    h.write(app, APP)
+    patch = tmp_path / "p.diff"
+    patch.write_text(h.make_patch(app, {"src/shop/__pycache__/billing.cpython-311.pyc": b"\x00stale"}, tmp_path))
+    changes = apply_patch(app, patch, tmp_path / "copy")
+    assert [(c.status, c.new_path) for c in changes] == [("added", "src/shop/__pycache__/billing.cpython-311.pyc")]

@@ -110,7 +110,7 @@ def test_reproduction_policy_needs_three_distinct_hosts_or_commits(tmp_path):
 
 def test_record_never_changes_membership_admit_and_release_do(tmp_path, h):
     path = _ledger(tmp_path)
-    assert h.gate("flake", "record", "--ledger", path, "--commit", "c1", "--test", T, "--outcome", "fail").returncode == 0
+    assert h.gate("flake", "record", "--trusted", "--ledger", path, "--commit", "c1", "--test", T, "--outcome", "fail").returncode == 0
     assert L.load_ledger(path).tests == {}
     assert h.gate("flake", "admit", "--ledger", path, "--test", T, "--by", "owner").returncode == 0
     assert L.state_of(L.load_ledger(path), T).status == "frozen"
@@ -129,7 +129,7 @@ def test_record_never_changes_membership_admit_and_release_do(tmp_path, h):
 def test_malformed_ledger_is_a_clear_failure(tmp_path, h, text, key):
     path = tmp_path / "ledger.json"
     path.write_text(text)
-    for args in (["status"], ["record", "--commit", "c", "--test", T, "--outcome", "pass"]):
+    for args in (["status"], ["record", "--trusted", "--commit", "c", "--test", T, "--outcome", "pass"]):
         done = h.gate("flake", *args, "--ledger", path)
         assert done.returncode == 3 and key in done.stderr and "ledger.json" in done.stderr
     assert path.read_text() == text  # nothing was overwritten
@@ -154,7 +154,7 @@ def test_concurrent_record_processes_lose_no_result(tmp_path, h):
     summary = tmp_path / "summary.json"
     summary.write_text(json.dumps({"results": [{"test": f"t::cli{i}", "outcome": "pass", "lane": "vote"}
                                                for i in range(5)]}))
-    clis = [subprocess.Popen([sys.executable, "-m", "gate.cli", "flake", "record", "--ledger", str(path),
+    clis = [subprocess.Popen([sys.executable, "-m", "gate.cli", "flake", "record", "--trusted", "--ledger", str(path),
                               "--commit", f"k{n}", "--from", str(summary)], env=h.cli_env(),
                              stdout=subprocess.DEVNULL) for n in range(3)]
     assert [p.wait(timeout=120) for p in writers + clis] == [0] * 5

@@ -39,10 +39,14 @@ def test_benign_patch_may_merge_and_its_results_are_recorded(gated, tmp_path, h)
     patch = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
     code, verdict = _run(h, gated, patch, "--pytest-args", "-q --tb=short -rA")  # output options pass through
     assert code == 0 and verdict["may_merge"] is True, verdict
-    assert [c["check"] for c in verdict["checks"]] == ["deny", "apply", "seal", "sidecars", "ledger-file",
-                                                       "properties", "record", "ledger"]
+    assert [c["check"] for c in verdict["checks"]] == ["apply", "deny", "seal", "sidecars", "ledger-file",
+                                                       "oracle-copy", "properties", "oracle-after", "record",
+                                                       "base-rerun", "ledger"]
+    assert L.load_ledger(gated / "oracle" / "ledger.json").results == ()  # a gated patch is never evidence
+    code, verdict = _run(h, gated, patch, "--trusted", "--commit", "main-2", "--seed", "42")
     results = L.load_ledger(gated / "oracle" / "ledger.json").results
-    assert len(results) == 10 and {r.outcome for r in results} == {"pass"}
+    assert (code, verdict["seed"]) == (0, 42)
+    assert len(results) == 10 and {(r.outcome, r.commit, r.seed) for r in results} == {("pass", "main-2", "42")}
 
 
 def test_patch_touching_the_oracle_properties_is_denied(gated, tmp_path, h):
@@ -86,25 +90,56 @@ def test_marking_a_frozen_test_skip_fails_because_it_edits_a_test_file(gated, tm
 
 def test_active_test_failing_once_is_recorded_and_blocks_a_frozen_one_only_witnesses(gated, tmp_path, h):
     ledger = gated / "oracle" / "ledger.json"
+    test = "tests/test_billing.py::test_discount_is_clamped"
     broken = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "return ceiling", "return ceiling + 1")})
-    code, verdict = _run(h, gated, broken, "--commit", "c1", "--host", "ci-1")
+    code, verdict = _run(h, gated, broken, "--commit", "c1", "--host", "ci-1", "--trusted")
     assert (code, verdict["blocked_at"]) == (2, "properties")
-    row = [r for r in L.load_ledger(ledger).results if r.test == "tests/test_billing.py::test_discount_is_clamped"]
+    row = [r for r in L.load_ledger(ledger).results if r.test == test]
     assert [(r.commit, r.host, r.outcome, r.lane) for r in row] == [("c1", "ci-1", "fail", "vote")]
     assert L.state_of(L.load_ledger(ledger), row[0].test).status == "active"  # one failure never freezes
 
-    L.admit(ledger, "tests/test_billing.py::test_discount_is_clamped", "owner", "known flake")
+    # Frozen, it no longer votes; but failing on the patch and passing on the base under the same seed is a
+    # regression of the patch all the same.
+    L.admit(ledger, test, "owner", "known flake")
     code, verdict = _run(h, gated, broken, "--commit", "c2", "--host", "ci-1")
+    assert (code, verdict["blocked_at"]) == (2, "base-rerun"), verdict
+    assert _reasons(verdict, "base-rerun") == [
+        f"regression: {test} fails on the patch and passes on the base under seed {verdict['seed']}"]
+
+    # A frozen test that fails on the base too is a witness only.
+    flaky = _edit(gated, "tests/test_billing.py", "def test_discount_is_clamped():\n",
+                  "def test_discount_is_clamped():\n    assert 0, 'flaky'\n")
+    (gated / "tests/test_billing.py").write_text(flaky)
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, good)
     assert code == 0, verdict
-    assert _reasons(verdict, "ledger") == [
-        "witness failure (not a vote): tests/test_billing.py::test_discount_is_clamped"]
+    assert _reasons(verdict, "base-rerun") == [f"fails on the base too (witness): {test}"]
+    assert _reasons(verdict, "ledger") == [f"witness failure (not a vote): {test}"]
+
+
+def test_a_skip_the_base_shows_too_is_not_incomplete_one_only_the_patch_causes_blocks(gated, tmp_path, h):
+    skipping = _edit(gated, "tests/test_billing.py", "def test_discount_is_clamped():\n",
+                     "def test_discount_is_clamped():\n    import pytest\n    pytest.skip('no locale')\n")
+    (gated / "tests/test_billing.py").write_text(skipping)
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, good)
+    assert code == 0, verdict
+    assert _reasons(verdict, "base-rerun") == ["skipped on the base too: tests/test_billing.py::test_discount_is_clamped"]
+    # Production code that skips a test only the patch makes skip: the base runs it to a pass.
+    normalize = _edit(gated, BILLING, "def normalize_currency(", "def _hide():\n    import pytest\n    pytest.skip('x')\n\n\n"
+                      "def normalize_currency(")
+    normalize = normalize.replace('upper case."""\n    return', 'upper case."""\n    _hide()\n    return')
+    code, verdict = _run(h, gated, _patch(h, gated, tmp_path, {BILLING: normalize}, "skip.diff"))
+    assert (code, verdict["blocked_at"]) == (2, "base-rerun"), verdict
+    assert "skipped on the patch only: tests/test_billing.py::test_currency_codes_are_trimmed_and_upper_case " \
+           "(pass on the base)" in _reasons(verdict, "base-rerun")
 
 
 def test_malformed_patch_manifest_or_ledger_blocks(gated, tmp_path, h):
     bad = tmp_path / "bad.diff"
     bad.write_text("diff --git a/src/x.py b/src/x.py\n@@ -1,4 +1,4 @@\n-a\n")
     code, verdict = _run(h, gated, bad)
-    assert (code, verdict["blocked_at"]) == (2, "deny") and "hunk ends early" in _reasons(verdict, "deny")[0]
+    assert (code, verdict["blocked_at"]) == (2, "apply") and "does not apply" in _reasons(verdict, "apply")[0]
 
     good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
     ledger = gated / "oracle" / "ledger.json"
@@ -169,19 +204,30 @@ def test_production_code_that_exits_or_hides_a_test_module_blocks(gated, tmp_pat
     assert any(r.startswith(reason) for r in _reasons(verdict, "properties")), _reasons(verdict, "properties")
 
 
-def test_missing_inputs_block_naming_the_file(gated, tmp_path, h):
+def test_missing_inputs_exit_3_naming_the_file(gated, tmp_path, h):
     good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
     args = h.run_args(gated, good)
-    cases = {"--patch": "deny", "--deny": "deny", "--manifest": "seal", "--ledger": "ledger-file",
-             "--app": "apply"}
-    for flag, stage in cases.items():
+    for flag in ("--patch", "--deny", "--manifest", "--ledger", "--app"):
         missing = tmp_path / f"no-such{flag}"
         changed = [missing if args[i - 1] == flag else a for i, a in enumerate(args)]
-        code, verdict = h.gate_json(*changed)
-        assert (code, verdict["blocked_at"]) == (2, stage), flag
-        assert str(missing) in _reasons(verdict, stage)[0]
-    code, verdict = h.gate_json(*args, "--snapshot", tmp_path / "no-such-snapshot.json")
-    assert (code, verdict["blocked_at"]) == (2, "snapshot") and "no-such-snapshot" in _reasons(verdict, "snapshot")[0]
+        done = h.gate(*changed)
+        assert done.returncode == 3 and str(missing) in done.stderr, flag
+    done = h.gate(*args, "--snapshot", tmp_path / "no-such-snapshot.json")
+    assert done.returncode == 3 and "no-such-snapshot" in done.stderr
+    done = h.gate(*args, "--junit", gated / "junit.xml")
+    assert done.returncode == 3 and "outside the repository" in done.stderr
+
+
+def test_junit_xml_names_every_check_and_property(gated, tmp_path, h):
+    from junitparser import JUnitXml
+
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    code, verdict = _run(h, gated, good, "--junit", tmp_path / "gate.xml")
+    suites = {suite.name: suite for suite in JUnitXml.fromfile(str(tmp_path / "gate.xml"))}
+    assert code == 0 and set(suites) == {"oracle-gate", "oracle-properties"}
+    assert [case.name for case in suites["oracle-gate"]] == [c["check"] for c in verdict["checks"]]
+    assert (suites["oracle-gate"].failures, suites["oracle-properties"].tests) == (0, 10)
+    assert h.gate("--version").stdout.startswith("oracle-gate ")
 
 
 def test_a_patch_that_reseals_its_own_fixture_blocks_even_if_the_deny_list_allows_it(gated, tmp_path, h):
@@ -206,3 +252,13 @@ def test_a_patch_that_reseals_its_own_fixture_blocks_even_if_the_deny_list_allow
     good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
     code, verdict = _run(h, gated, good, "--lock", lock)
     assert code == 0 and "lock" in [c["check"] for c in verdict["checks"]]
+
+
+def test_one_snapshot_gates_the_same_honest_patch_twice_though_the_ledger_grew(gated, tmp_path, h):
+    snap = tmp_path / "before.json"
+    assert h.gate("snapshot", gated, "--out", snap).returncode == 0
+    good = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    for commit in ("main-1", "main-2"):
+        code, verdict = _run(h, gated, good, "--snapshot", snap, "--trusted", "--commit", commit)
+        assert code == 0, verdict
+    assert len(L.load_ledger(gated / "oracle" / "ledger.json").results) == 20

@@ -1,10 +1,14 @@
+import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from drafter.data import Extraction, Param, Target
+from drafter.candidates import parse_reply
+from drafter.data import Extraction, Param, Reply, Target
 from drafter.errors import ConfigError
-from drafter.prompt import build_prompts, signature_text
+from drafter.lint import lint
+from drafter.prompt import CANDIDATE_SCHEMA, TEMPLATE_VERSION, WORKED_EXAMPLE, build_prompts, signature_text, template_version
 
 
 def make_target(**overrides) -> Target:
@@ -80,3 +84,38 @@ def test_missing_template_folder_names_what_is_missing(tmp_path: Path):
     (tmp_path / "system.j2").write_text("ok")
     with pytest.raises(ConfigError, match="target.j2"):
         build_prompts(Extraction(root="/src", targets=(make_target(),)), tmp_path)
+
+
+def test_system_prompt_gives_the_whole_reply_envelope_and_says_what_the_test_file_is():
+    (prompt,) = build_prompts(Extraction(root="/src", targets=(make_target(),)))
+    schema_line = next(line for line in prompt.system.splitlines() if line.startswith('{"type": "object"'))
+    assert json.loads(schema_line) == CANDIDATE_SCHEMA and CANDIDATE_SCHEMA["required"] == ["candidates"]
+    for words in ("imported bare", "inverse", "pytest.raises", "free variable names", "before the body",
+                  f"Python {sys.version_info.major}.{sys.version_info.minor}", "math, decimal"):
+        assert words in prompt.system, words
+
+
+def test_the_worked_example_is_a_reply_the_parser_accepts():
+    (prompt,) = build_prompts(Extraction(root="/src", targets=(make_target(),)))
+    example = prompt.system.split("exports `is_slug`:\n", 1)[1]
+    assert json.loads(example) == WORKED_EXAMPLE
+    (drafted,) = parse_reply(Reply("shop.billing:apply_tax", example), make_target())
+    assert drafted.verdict.accepted, drafted.verdict
+
+
+def test_template_version_names_the_bundled_set_or_a_custom_folder(tmp_path: Path):
+    bundled = template_version()
+    assert bundled.startswith(f"{TEMPLATE_VERSION}+") and bundled == template_version()
+    (tmp_path / "system.j2").write_text("S")
+    (tmp_path / "target.j2").write_text("T")
+    custom = template_version(tmp_path)
+    (tmp_path / "target.j2").write_text("T2")
+    assert custom.startswith("custom+") and template_version(tmp_path) != custom
+
+
+def test_the_worked_example_passes_lint_for_its_own_function():
+    slugify = make_target(id="text:slugify", module="text", qualname="slugify", params=(Param("title", "positional_or_keyword", "str"),),
+                          returns="str", docstring="A URL slug.")
+    extraction = Extraction(root="/src", targets=(slugify,), module_names={"text": ("is_slug", "slugify")})
+    drafted = lint(parse_reply(Reply(slugify.id, json.dumps(WORKED_EXAMPLE)), slugify), slugify, extraction)
+    assert [d.verdict.accepted for d in drafted] == [True], [d.verdict for d in drafted]

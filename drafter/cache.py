@@ -1,0 +1,88 @@
+"""The reply cache: an identical rerun against a paid model makes no model call.
+
+One JSON file per reply under workspace/cache/replies/, named by the sha256 of everything that shapes the answer:
+the backend spec and server, the model, the rendered prompt, the template version and the temperature.
+Only successful replies are stored; a failed call is asked again next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from drafter.data import Prompt, Reply, TokenUsage
+from drafter.prompt import TEMPLATE_NAMES, template_environment
+
+CACHE_VERSION = 1
+
+
+def template_version(templates_dir: Path | None) -> str:
+    """sha256 of the template sources, so editing a template invalidates what it produced."""
+    env = template_environment(templates_dir)
+    digest = hashlib.sha256()
+    for name in TEMPLATE_NAMES:
+        source, _filename, _uptodate = env.loader.get_source(env, name)
+        digest.update(name.encode() + b"\0" + source.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """What a reply depends on, apart from the prompt."""
+
+    backend: str  # the --model spec, e.g. "openai:gpt-4o-mini"
+    server: str  # the base URL ("" when not a server)
+    model: str
+    template_version: str
+    temperature: float
+
+    def for_prompt(self, prompt: Prompt) -> str:
+        fields = [CACHE_VERSION, self.backend, self.server, self.model, self.template_version, repr(self.temperature),
+                  prompt.system, prompt.user]
+        return hashlib.sha256(json.dumps(fields).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ReplyCache:
+    def __init__(self, folder: Path, key: CacheKey):
+        self.folder = folder
+        self.key = key
+        self.hits: set[str] = set()  # targets answered from the cache
+        self.warnings: list[str] = []
+
+    def _path(self, prompt: Prompt) -> Path:
+        digest = self.key.for_prompt(prompt)
+        return self.folder / digest[:2] / f"{digest}.json"
+
+    def get(self, prompt: Prompt) -> Reply | None:
+        path = self._path(prompt)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+                raise ValueError("no reply text")
+            usage = TokenUsage(**entry["usage"]) if entry.get("usage") else None
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, TypeError) as exc:
+            self.warnings.append(f"reply cache entry {path} is unreadable ({exc}); ignored, the model is asked again")
+            return None
+        self.hits.add(prompt.target)
+        return Reply(prompt.target, entry["text"], usage=usage, seconds=0.0, model=str(entry.get("model", "")))
+
+    def put(self, prompt: Prompt, reply: Reply) -> None:
+        if reply.text is None or reply.error:
+            return
+        path = self._path(prompt)
+        entry = {"target": prompt.target, "model": reply.model, "text": reply.text,
+                 "usage": vars(reply.usage) if reply.usage else None}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Atomic: a reader sees the old entry, no entry, or the whole new one.
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
+                json.dump(entry, tmp)
+            os.replace(tmp.name, path)
+        except (OSError, UnicodeEncodeError) as exc:
+            self.warnings.append(f"reply cache: cannot store the reply for {prompt.target} ({exc})")

@@ -1,0 +1,104 @@
+"""Where the properties run: the oracle from a copy of the base outside the patched tree, in an isolated
+interpreter whose pytest, Hypothesis and gate plugin are imported before any path of the patch exists.
+
+`python -I` drops PYTHONPATH, the user site and the script folder; plugin autoload is off and every plugin the gate
+needs is named, so a `.dist-info` entry point in the patch loads nothing. The patched tree is *appended* to
+`sys.path`, so a `pytest.py`, `hypothesis.py`, `decimal.py` or `gate/` in it can never shadow a real module.
+"""
+
+import configparser
+import os
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+import gate
+from gate.check import GateError
+
+ROOT_CONFIG = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
+# Imported first, from the gate's own environment; the patched tree joins sys.path only after these.
+BOOTSTRAP = """\
+import os, sys
+gate_parent, prod = sys.argv[1], sys.argv[2].split(os.pathsep)
+del sys.argv[1:3]
+sys.path.insert(0, gate_parent)
+import pytest, hypothesis, _hypothesis_pytestplugin, gate.pytest_plugin, gate.check, gate.ledger
+try:
+    import pytest_timeout
+except ImportError:
+    pass
+sys.path.remove(gate_parent)
+sys.path.extend(prod)
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+def plugin_args() -> list[str]:
+    """Every plugin named, since autoload is off."""
+    names = ["gate.pytest_plugin", "_hypothesis_pytestplugin"]
+    try:
+        import pytest_timeout  # noqa: F401
+        names.append("pytest_timeout")
+    except ImportError:
+        pass
+    return [word for name in names for word in ("-p", name)]
+
+
+def pytest_ini(root: Path) -> dict[str, str]:
+    """The pytest settings of the first configuration file pytest would read at root (pythonpath, testpaths)."""
+    for name, section in ((("pytest.ini", "pytest"), (".pytest.ini", "pytest"), ("tox.ini", "pytest"),
+                           ("setup.cfg", "tool:pytest"))):
+        path = root / name
+        if path.is_file():
+            parser = configparser.RawConfigParser()
+            try:
+                parser.read(path, encoding="utf-8")
+            except configparser.Error as exc:
+                raise GateError(f"cannot parse {path}: {exc}") from None
+            if parser.has_section(section) or name.endswith("pytest.ini"):
+                return dict(parser.items(section)) if parser.has_section(section) else {}
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("pytest", {})
+        except tomllib.TOMLDecodeError as exc:
+            raise GateError(f"cannot parse {pyproject}: {exc}") from None
+        options = table.get("ini_options", {})
+        return {k: " ".join(v) if isinstance(v, list) else str(v) for k, v in options.items()}
+    return {}
+
+
+def copy_oracle(base: Path, dest: Path, oracle: str = "oracle") -> list[str]:
+    """Copy the oracle side of the *base* checkout (the oracle folder, the test paths, root configuration and
+    conftests) to dest; production code stays behind. Returns what was copied."""
+    settings = pytest_ini(base)
+    keep = [oracle] + settings.get("testpaths", "").split() + [n for n in ROOT_CONFIG if (base / n).is_file()]
+    dest.mkdir(parents=True)
+    copied = []
+    for rel in dict.fromkeys(keep):
+        source = base / rel
+        if any(rel == done or rel.startswith(done.rstrip("/") + "/") for done in copied):
+            continue
+        if source.is_dir():
+            shutil.copytree(source, dest / rel, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache"))
+        elif source.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / rel)
+        else:
+            continue
+        copied.append(rel)
+    return copied
+
+
+def production_paths(patched: Path, base: Path) -> list[str]:
+    """Where the production code is imported from: the patched tree at each `pythonpath` entry of the base's
+    configuration (default the root)."""
+    entries = pytest_ini(base).get("pythonpath", ".").split() or ["."]
+    return [str((patched / entry).resolve()) for entry in entries]
+
+
+def isolated_argv(patched: Path, base: Path) -> list[str]:
+    gate_parent = str(Path(gate.__file__).resolve().parent.parent)
+    return [sys.executable, "-I", "-c", BOOTSTRAP, gate_parent, os.pathsep.join(production_paths(patched, base))]
