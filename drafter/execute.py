@@ -160,9 +160,19 @@ def pin_hypothesis_constants() -> None:
         from hypothesis.internal.conjecture import providers
     except ImportError:  # pragma: no cover - a Hypothesis without the module has no local pool either
         return
-    empty = getattr(providers, "_local_constants", None)
-    if empty is not None and hasattr(providers, "_get_local_constants") and not len(empty):
-        providers._get_local_constants = lambda: empty
+    current = getattr(providers, "_get_local_constants", None)
+    if current is None or getattr(current, "drafter_pinned", False):
+        return
+    pool = providers._local_constants
+    empty = type(pool)(integers=type(pool.integers)(), floats=type(pool.floats)(key=pool.floats.key),
+                       bytes=type(pool.bytes)(), strings=type(pool.strings)())
+
+    def pinned():
+        return empty
+
+    pinned.drafter_pinned = True
+    providers._get_local_constants = pinned
+    providers.CONSTANTS_CACHE.cache.clear()  # choices already filtered from the old pool
 
 
 def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:

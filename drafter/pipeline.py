@@ -453,7 +453,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
     with clock.measure("keep"):
         verdicts.update(keep_stage(sound, matrix, run_dir))
 
-    return RunOutcome(
+    outcome = RunOutcome(
         draft=drafted_run,
         drafted=tuple(replace(d, verdict=verdicts[d.id]) for d in drafted_run.drafted),
         rendered=rendered,
