@@ -221,6 +221,7 @@ class Mutant:
     file: str  # posix path relative to SRC
     source: str  # the whole mutated module source
     line: int = 0
+    body_only: bool = False  # decided at generation: only the target's body changed, so no check in the worker
 
 
 @dataclass(frozen=True)
@@ -254,3 +255,4 @@ class KillMatrix:
     seconds: float = 0.0  # wall time of the whole matrix
     test_seconds: float = 0.0  # time spent inside test bodies
     notes: tuple[str, ...] = ()
+    vacuous: dict[str, str] = field(default_factory=dict)  # candidate id -> why the forced-fail proof rejects it

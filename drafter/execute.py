@@ -57,6 +57,8 @@ class MutantSpec:
     file: str  # relative to the source folder
     source: str
     forced: bool = False
+    body_only: bool = False  # the generator proved only the target's body changed
+    fresh: str = ""  # when set, why this mutant must run in a fresh interpreter without trying the switch
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,10 @@ class RunOutcome:
     counterexample: str | None = None  # Hypothesis's note naming the failing example
     in_source: bool = False  # the exception passed through code of the source folder
     in_target: bool = False  # the exception came out of the function under test (RunSpec.target)
+    # Forced-fail runs that passed: how often the stand-in was entered, and how often the clean target was
+    # called when the same run was repeated on clean code (-1: not measured).
+    probe_calls: int = -1
+    clean_calls: int = -1
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,7 @@ def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> 
     from hypothesis import Phase, settings
     from hypothesis import seed as hypothesis_seed
 
+    pin_hypothesis_constants()
     hypothesis_seed(seed)(test)
     phases = (Phase.explicit, Phase.generate) + ((Phase.target, Phase.shrink) if shrink else ())
     test._hypothesis_internal_use_settings = settings(
@@ -140,6 +147,32 @@ def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> 
         print_blob=False,
     )
     return test
+
+
+def pin_hypothesis_constants() -> None:
+    """Keep Hypothesis (>= 6.131) from drawing constants out of whatever "local" modules `sys.modules` holds.
+
+    Which modules a worker has imported depends on its history (earlier batches, fork or spawn), so that pool
+    made the same candidate, seed and mutant give different inputs under --jobs 1 and --jobs 2. With it empty,
+    inputs depend only on the candidate and the seed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without the module has no local pool either
+        return
+    current = getattr(providers, "_get_local_constants", None)
+    if current is None or getattr(current, "drafter_pinned", False):
+        return
+    pool = providers._local_constants
+    empty = type(pool)(integers=type(pool.integers)(), floats=type(pool.floats)(key=pool.floats.key),
+                       bytes=type(pool.bytes)(), strings=type(pool.strings)())
+
+    def pinned():
+        return empty
+
+    pinned.drafter_pinned = True
+    providers._get_local_constants = pinned
+    providers.CONSTANTS_CACHE.cache.clear()  # choices already filtered from the old pool
 
 
 def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:
@@ -250,8 +283,14 @@ def _prepare_path(source_dir: str) -> None:
                 del sys.modules[name]
 
 
-def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+def start_worker(source_dir: str) -> None:
+    """Everything a worker process does before it runs any candidate or target code (pool and fresh alike)."""
     _prepare_path(source_dir)
+    pin_hypothesis_constants()
+
+
+def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+    start_worker(source_dir)
     conn.send(("ready",))
     while True:
         try:
@@ -272,12 +311,16 @@ def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
         yield from _run_runs(batch, source_dir)
         return
     mutant = batch.mutant
+    if mutant.fresh:
+        yield ("fresh", mutant.fresh)
+        yield from _run_fresh(batch, source_dir)
+        return
     try:
         module = importlib.import_module(mutant.module)
         if not mutant.qualname:
             raise switch.SwitchUnsafe("the patch is not about one function")
         prepared = (switch.prepare_forced_fail(module, mutant.qualname) if mutant.forced
-                    else switch.prepare_switch(module, mutant.qualname, mutant.source))
+                    else switch.prepare_switch(module, mutant.qualname, mutant.source, mutant.body_only))
     except switch.MutantInvalid as exc:
         yield ("invalid", str(exc))
         return
@@ -287,8 +330,35 @@ def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
         if not mutant.forced:
             yield from _run_fresh(batch, source_dir)
         return
-    with switch.switched_in(prepared):
-        yield from _run_runs(batch, source_dir)
+    if not mutant.forced:
+        with switch.switched_in(prepared):
+            yield from _run_runs(batch, source_dir)
+        return
+    for kind, index, outcome in _forced_runs(batch, prepared, source_dir):
+        yield kind, index, outcome
+
+
+def _forced_runs(batch: Batch, prepared, source_dir: str) -> Iterator[tuple]:
+    """The forced-fail proof: each run with the raising stand-in; one that passes is repeated on clean code
+    counting calls of the real target, which tells "never calls it" from "the switch did not take effect"."""
+    import sys as _sys
+
+    from sabotage import switch
+
+    for index, spec in enumerate(batch.runs):
+        before = switch.PROBE_CALLS[0]
+        with switch.switched_in(prepared):
+            _, _, outcome = next(_run_runs(replace(batch, runs=(spec,)), source_dir))
+        if outcome.status == "passed":
+            hook, counter = switch.count_calls(prepared.live.__code__)
+            previous = _sys.getprofile()
+            _sys.setprofile(hook)
+            try:
+                next(_run_runs(replace(batch, runs=(spec,)), source_dir))
+            finally:
+                _sys.setprofile(previous)
+            outcome = replace(outcome, probe_calls=switch.PROBE_CALLS[0] - before, clean_calls=counter[0])
+        yield "result", index, outcome
 
 
 def _run_runs(batch: Batch, source_dir: str) -> Iterator[tuple]:
@@ -355,7 +425,7 @@ def _run_fresh(batch: Batch, source_dir: str) -> Iterator[tuple]:
 def _fresh_main() -> None:
     """Entry of the fresh interpreter: JSON request on stdin, one JSON line per outcome on stdout."""
     request = json.loads(sys.stdin.read())
-    _prepare_path(request["source_dir"])
+    start_worker(request["source_dir"])
     try:
         importlib.import_module(request["module"])
     except BaseException as exc:  # noqa: BLE001 - a mutant that does not import is invalid

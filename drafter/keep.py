@@ -7,8 +7,13 @@ from collections.abc import Sequence
 from drafter.data import KillResult, Verdict
 
 
-def decide(results: Sequence[KillResult]) -> Verdict:
-    """Kept when at least one kill is the candidate's assertion failing; crashes and hangs alone add nothing a fuzz test would not."""
+def decide(results: Sequence[KillResult], vacuous: str = "") -> Verdict:
+    """Kept when at least one kill is the candidate's assertion failing; crashes and hangs alone add nothing a fuzz test would not.
+
+    `vacuous`: why the forced-fail proof rejected the candidate before it met any mutant.
+    """
+    if vacuous:
+        return Verdict("sabotage", False, "vacuous", vacuous)
     kills = [r for r in results if r.killed]
     if not kills:
         return Verdict("sabotage", False, "survives_sabotage", f"survived all {len(results)} mutant(s) of its target")

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from drafter.data import KillMatrix, KillResult, Mutant, Rendered, Soundness
-from drafter.errors import DrafterError
 from drafter.execute import Batch, MutantSpec, RunOutcome, RunSpec, WorkerPool
 
 KILL_SEED = 0
-
-
-class SwitchingError(DrafterError):
-    """The forced-fail proof failed: some candidates did not notice their target being replaced."""
 
 
 def build_kill_matrix(
@@ -32,7 +28,9 @@ def build_kill_matrix(
     """Run the matrix with shrinking off and a fixed seed, each run stopping at its first failing example.
 
     A mutant with an empty target (a known-bad patch) meets every candidate whose target lives in the
-    module it changes. Raises SwitchingError when the forced-fail proof fails.
+    module it changes. A candidate that passes against a stand-in raising on every call is vacuous: it
+    meets no mutant. A target whose stand-in the candidate never met although it called the real target
+    runs its mutants in fresh processes.
     """
     started = time.perf_counter()
     run_dir = Path(run_dir).resolve()
@@ -50,50 +48,67 @@ def build_kill_matrix(
     test_seconds = 0.0
     notes: list[str] = []
     with WorkerPool(source_dir, jobs) as pool:
-        # The proof: a stand-in that raises must be noticed by every candidate of its target.
+        # The proof, per candidate: a stand-in that raises on every call must make it fail.
         targets = sorted(by_target)
         proof = [Batch(tuple(spec(i, c) for i, c in by_target[t]), _forced(t)) for t in targets]
-        noticed: dict[tuple[int, int], RunOutcome] = {}
+        vacuous: dict[str, str] = {}
+        switch_ignored: dict[str, str] = {}
         for event in pool.run(proof):
+            target = targets[event.batch]
             if event.kind == "fresh":
-                notes.append(f"switch proof skipped for {targets[event.batch]}: {event.reason}; "
-                             "its mutants run in fresh processes")
+                notes.append(f"switch proof skipped for {target}: {event.reason}; its mutants run in fresh processes")
             elif event.kind == "result" and event.outcome is not None:
-                noticed[(event.batch, event.run)] = event.outcome
                 test_seconds += event.outcome.seconds
-        missed = [
-            by_target[t][k][0].candidate_id
-            for b, t in enumerate(targets)
-            for k in range(len(by_target[t]))
-            if (b, k) in noticed and _outcome(noticed[(b, k)]) == "survived"
-        ]
-        if missed:
-            raise SwitchingError(
-                "switching mutants in-process cannot be trusted: these candidates passed while their target "
-                f"was replaced by code that always raises: {', '.join(missed)}"
-            )
+                candidate = by_target[target][event.run][0].candidate_id
+                verdict = _proof(event.outcome)
+                if verdict == "switch_ignored":
+                    switch_ignored[target] = (f"{candidate} called {target} but never met the forced-fail stand-in: "
+                                              "the in-process switch does not reach this target")
+                elif verdict:
+                    vacuous[candidate] = verdict
+        for target, why in sorted(switch_ignored.items()):
+            notes.append(f"{why}; its mutants run in fresh processes")
+        by_target = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
 
         pairs: list[list[tuple[Rendered, Soundness]]] = [_opponents(m, by_target) for m in mutants]
-        batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m)) for m, opp in zip(mutants, pairs)]
+        batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m, switch_ignored.get(m.target, "")))
+                   for m, opp in zip(mutants, pairs)]
         results: dict[tuple[int, int], KillResult] = {}
-        invalid = {i for i, m in enumerate(mutants) if not _compiles(m)}
-        batches = [Batch(()) if i in invalid else b for i, b in enumerate(batches)]
+        invalid: set[int] = set()  # the workers find them: compiling every module here would be serial work
         total = sum(len(b.runs) for b in batches)
         fresh: dict[str, str] = {}
-        for event in pool.run(batches):
-            mutant = mutants[event.batch]
-            if event.kind == "invalid":
-                invalid.add(event.batch)
-            elif event.kind == "fresh":
-                fresh[mutant.id] = event.reason
-            elif event.outcome is not None:
-                outcome = event.outcome
-                test_seconds += outcome.seconds
-                candidate = pairs[event.batch][event.run][0].candidate_id
-                results[(event.batch, event.run)] = KillResult(
-                    candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
-                if on_progress:
-                    on_progress(len(results), total)
+        timed_out: list[tuple[int, int]] = []
+
+        def record(events, keys) -> None:
+            nonlocal test_seconds
+            for event in events:
+                index, run = keys(event)
+                mutant = mutants[index]
+                if event.kind == "invalid":
+                    invalid.add(index)
+                elif event.kind == "fresh":
+                    fresh[mutant.id] = event.reason
+                elif event.outcome is not None:
+                    outcome = event.outcome
+                    test_seconds += outcome.seconds
+                    candidate = pairs[index][run][0].candidate_id
+                    first_timeout = outcome.status == "timeout" and (index, run) not in results
+                    if first_timeout:
+                        timed_out.append((index, run))
+                    elif outcome.status == "timeout":
+                        outcome = replace(outcome, error=f"timed out twice: {outcome.error}")
+                    results[(index, run)] = KillResult(
+                        candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
+                    if on_progress:
+                        on_progress(len(results), total)
+
+        record(pool.run(batches), lambda event: (event.batch, event.run))
+        # A timeout on a loaded machine is not a kill: each is run once more, alone, with twice the budget,
+        # and only a repeated timeout counts.
+        retries = [(index, run) for index, run in timed_out if index not in invalid]
+        again = [Batch((replace(batches[i].runs[r], budget=2 * batches[i].runs[r].budget),), batches[i].mutant)
+                 for i, r in retries]
+        record(pool.run(again), lambda event: retries[event.batch])
     ordered = tuple(results[key] for key in sorted(results) if key[0] not in invalid)
     return KillMatrix(
         results=ordered,
@@ -102,6 +117,7 @@ def build_kill_matrix(
         seconds=time.perf_counter() - started,
         test_seconds=test_seconds,
         notes=tuple(notes),
+        vacuous=vacuous,
     )
 
 
@@ -123,19 +139,24 @@ def _opponents(mutant: Mutant, by_target: dict[str, list[tuple[Rendered, Soundne
             for pair in by_target[target]]
 
 
-def _compiles(mutant: Mutant) -> bool:
-    try:
-        compile(mutant.source, mutant.file or "<mutant>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
 def _forced(target: str) -> MutantSpec:
     module, qualname = target.split(":", 1)
     return MutantSpec(f"{target}#forced_fail", module, qualname, "", "", forced=True)
 
 
-def _mutant_spec(mutant: Mutant) -> MutantSpec:
+def _mutant_spec(mutant: Mutant, fresh: str = "") -> MutantSpec:
     qualname = mutant.target.split(":", 1)[1] if mutant.target else ""
-    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source)
+    return MutantSpec(mutant.id, mutant.module, qualname, mutant.file, mutant.source, body_only=mutant.body_only,
+                      fresh=fresh)
+
+
+def _proof(run: RunOutcome) -> str:
+    """"" when the candidate noticed the raising stand-in; else why it is vacuous, or "switch_ignored"."""
+    if run.status != "passed":
+        return ""
+    if run.probe_calls > 0:
+        return (f"vacuous: passed while its target raised on every call ({run.probe_calls} call(s) of the "
+                "forced-fail stand-in); it swallows the target's failures")
+    if run.clean_calls > 0:
+        return "switch_ignored"
+    return "vacuous: never calls its target on the inputs its strategies draw"

@@ -361,11 +361,14 @@ def render_stage(accepted: list[Drafted], extraction: Extraction, run_dir: Path,
 
 
 def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | None,
-                 warnings: list[str]) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
-    """Operator mutants of every target plus the owner's known-bad patches; problems become warnings."""
+                 warnings: list[str], facing: set[str] | None = None) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
+    """Operator mutants of every target (of those in `facing`, when given: a target without a sound candidate
+    has no use for them) plus the owner's known-bad patches; problems become warnings."""
     mutants: list[Mutant] = []
     dropped: dict[str, tuple[int, int]] = {}
     for target in extraction.targets:
+        if facing is not None and target.id not in facing:
+            continue
         try:
             mutant_set = mutants_for(target, source_dir)
         except DrafterError as exc:
@@ -393,7 +396,8 @@ def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_
         by_candidate.setdefault(result.candidate_id, []).append(result)
     verdicts = {}
     for item, _clean in sound:
-        verdicts[item.candidate_id] = verdict = decide(by_candidate.get(item.candidate_id, []))
+        verdicts[item.candidate_id] = verdict = decide(by_candidate.get(item.candidate_id, []),
+                                                        matrix.vacuous.get(item.candidate_id, ""))
         if verdict.accepted:
             kept_path = run_dir / item.path.replace("staged/", "kept/", 1)
             kept_path.parent.mkdir(parents=True, exist_ok=True)
@@ -448,11 +452,11 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
         verdicts[check.candidate_id] = Verdict("sound", sound_now, None if sound_now else check.status, check.detail)
     sound = [(rendered[c.candidate_id], c) for c in checks if c.status == "sound"]
 
+    facing_targets = {r.target for r, _ in sound}
     reporter.stage("mutants")
     with clock.measure("mutants"):
-        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings)
+        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings, facing_targets)
 
-    facing_targets = {r.target for r, _ in sound}
     reporter.stage("sabotage")
     with clock.measure("sabotage"):
         matrix = build_kill_matrix(

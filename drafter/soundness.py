@@ -19,28 +19,38 @@ def check_soundness(
     max_examples: int = 100,
     jobs: int | None = None,
     budget_seconds: float = 30.0,
+    budget_multiplier: float = 10.0,
+    budget_floor: float = 2.0,
     on_progress: Callable[[str], None] | None = None,
 ) -> list[Soundness]:
     """One Soundness per rendered candidate, in input order.
 
-    Each candidate runs once per seed 0..seeds-1 (budget_seconds per run). All pass: sound. All fail:
+    Each candidate runs once per seed 0..seeds-1: seed 0 within budget_seconds (the cap), the others within
+    budget_multiplier x its seed-0 time (at least budget_floor, at most the cap), so one hanging candidate
+    costs its own budget, not the stage's. All pass: sound. All fail:
     unsound, with the shrunk failing example of the first failing seed. Some pass, some fail, or
     Hypothesis calls it flaky: flaky. Cannot run: error. Over budget: timeout.
     """
     run_dir = Path(run_dir).resolve()
 
-    def spec(item: Rendered, seed: int, shrink: bool) -> RunSpec:
-        return RunSpec(str(run_dir / item.path), item.test_name, seed, max_examples, shrink, budget_seconds)
+    def spec(item: Rendered, seed: int, shrink: bool, budget: float = budget_seconds) -> RunSpec:
+        return RunSpec(str(run_dir / item.path), item.test_name, seed, max_examples, shrink, budget)
 
     # Seeds first without shrinking (a failure stops at its first example), then one shrinking run per
     # failing candidate, so an unsound candidate costs little and still gets a minimal counterexample.
-    batches = [Batch(tuple(spec(item, s, False) for s in range(seeds)), stop_after_timeout=True) for item in rendered]
     by_run: list[dict[int, RunOutcome]] = [{} for _ in rendered]
     shrunk: dict[int, RunOutcome] = {}
     with WorkerPool(source_dir, jobs) as pool:
+        for event in pool.run([Batch((spec(item, 0, False),)) for item in rendered]):
+            assert event.outcome is not None
+            by_run[event.batch][0] = event.outcome
+        rest = [i for i, runs in enumerate(by_run) if seeds > 1 and runs[0].status in ("passed", "failed")]
+        budgets = {i: min(budget_seconds, max(budget_floor, budget_multiplier * by_run[i][0].seconds)) for i in rest}
+        batches = [Batch(tuple(spec(rendered[i], s, False, budgets[i]) for s in range(1, seeds)), stop_after_timeout=True)
+                   for i in rest]
         for event in pool.run(batches):
             assert event.outcome is not None
-            by_run[event.batch][event.run] = event.outcome
+            by_run[rest[event.batch]][event.run + 1] = event.outcome
         outcomes = [[runs[k] for k in sorted(runs)] for runs in by_run]
         failing = {i: _first_seed_failing(runs) for i, runs in enumerate(outcomes)}
         failing = {i: seed for i, seed in failing.items() if seed is not None and _verdict(outcomes[i]) == "unsound"}

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from drafter.data import Mutant, MutantSet, Target
@@ -44,17 +47,6 @@ def unified_diff(before: str, after: str, file: str) -> str:
         before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{file}", f"b/{file}"
     )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
-def read_module(src: Path, file: str) -> tuple[str, cst.Module]:
-    path = Path(src) / file
-    try:
-        text = path.read_text(encoding="utf-8")
-        return text, cst.parse_module(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SabotageError(f"{path}: cannot read it ({exc})") from exc
-    except cst.ParserSyntaxError as exc:
-        raise SabotageError(f"{path}: does not parse ({exc.message} at line {exc.raw_line})") from exc
 
 
 def _definitions(statements: Sequence[cst.CSTNode], name: str) -> Iterable[cst.FunctionDef | cst.ClassDef]:
@@ -97,69 +89,148 @@ def _body(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return body if isinstance(body, Sequence) else getattr(body, "body", ())
 
 
-class _Splice(cst.CSTTransformer):
-    """Replace one node, descending only along its ancestors (a full deep_replace walks the whole module)."""
-
-    def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
-        self.old, self.new = old, new
-        self.stack: list[cst.CSTNode] = []
-        self.path: set[int] | None = None  # ids of old's ancestors, filled by the first (finding) pass
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.stack.append(node)
-        if self.path is None:
-            if node is self.old:
-                self.path = {id(n) for n in self.stack}
-            return self.path is None and not isinstance(node, cst.BaseExpression)
-        return id(node) in self.path and node is not self.old
-
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
-        self.stack.pop()
-        return self.new if original_node is self.old and self.path is not None else updated_node
-
-
-def splicer(module: cst.Module, old: cst.CSTNode):
-    """A function new → module with `old` replaced by `new`; finds old's place once."""
-    finder = _Splice(old, old)
-    module.visit(finder)
-
-    def splice(new: cst.CSTNode) -> cst.Module:
-        transformer = _Splice(old, new)
-        transformer.path = finder.path
-        return module.visit(transformer)
-
-    return splice
-
-
 def locate(target: Target, src: Path) -> tuple[str, cst.Module, cst.FunctionDef, dict[cst.CSTNode, CodeRange]]:
-    text, module = read_module(src, target.file)
-    spans = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    text, module, spans = _parsed(*read_text(src, target.file))
     function = find_function(module, target.qualname, target.line, spans)
     if function is None:
         raise SabotageError(f"{target.file}: no function {target.qualname!r} for target {target.id}")
     return text, module, function, spans
 
 
+def read_text(src: Path, file: str) -> tuple[str, str]:
+    path = Path(src) / file
+    try:
+        return str(path), path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SabotageError(f"{path}: cannot read it ({exc})") from exc
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(path: str, text: str) -> tuple[str, cst.Module, dict[cst.CSTNode, CodeRange]]:
+    """One parse and one position pass per module text, shared by all its targets."""
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise SabotageError(f"{path}: does not parse ({exc.message} at line {exc.raw_line})") from exc
+    return text, module, MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+class _Ancestry(cst.CSTVisitor):
+    """The indentation of every block enclosing one node, outermost first."""
+
+    def __init__(self, module: cst.Module, wanted: cst.CSTNode) -> None:
+        self.module, self.wanted = module, wanted
+        self.stack: list[cst.CSTNode] = []
+        self.indents: list[str] | None = None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.wanted:
+            self.indents = [self.module.default_indent if b.indent is None else b.indent
+                            for b in self.stack if isinstance(b, cst.IndentedBlock)]
+        self.stack.append(node)
+        return self.indents is None and not isinstance(node, cst.BaseExpression)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+class FunctionSplice:
+    """The target function's text inside its module, so a mutant is generated and compared as that function alone.
+
+    Code is generated for the mutated function only, with the indentation its blocks have in the module, and
+    spliced into the module text; the module itself is never generated again.
+    """
+
+    def __init__(self, text: str, module: cst.Module, function: cst.FunctionDef, def_line: int) -> None:
+        finder = _Ancestry(module, function)
+        module.visit(finder)
+        self.module, self.indents = module, finder.indents or []
+        self.text = text
+        original = self.code(function)
+        self.start = _nearest(text, original, def_line)
+        self.end = self.start + len(original)
+        self.first_line = text.count("\n", 0, self.start) + 1
+        tree = self.function_tree(original)
+        self.original_key = ast.dump(tree)
+        self.original_outline = _outline(tree)
+
+    def code(self, function: cst.FunctionDef) -> str:
+        state = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+        state.indent_tokens = list(self.indents)
+        function._codegen(state)
+        return "".join(state.tokens)
+
+    def function_tree(self, code: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """The function's syntax tree; an indented def parses inside `if 1:` (its text is never re-indented)."""
+        tree = ast.parse(f"if 1:\n{code}" if self.indents else code)
+        return (tree.body[0].body if self.indents else tree.body)[0]
+
+    def module_source(self, code: str) -> str:
+        return self.text[: self.start] + code + self.text[self.end:]
+
+    def diff(self, code: str, file: str) -> str:
+        """The unified diff of the whole module, computed on the function's lines and their context only."""
+        lines = self.text.splitlines(keepends=True)
+        first, after_end = self.first_line - 1, self.text.count("\n", 0, self.end)
+        low, high = max(0, first - 3), after_end + 3
+        before = lines[low:high]
+        mutated = lines[low:first] + code.splitlines(keepends=True) + lines[after_end:high]
+        shift = low
+
+        def moved(match: re.Match) -> str:
+            return f"@@ -{int(match[1]) + shift}{match[2] or ''} +{int(match[3]) + shift}{match[4] or ''} @@"
+
+        return "".join(
+            _HUNK.sub(moved, line, count=1) if line.startswith("@@") else
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in difflib.unified_diff(before, mutated, f"a/{file}", f"b/{file}")
+        )
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _nearest(text: str, original: str, def_line: int) -> int:
+    """Where the function's text starts in the module: the occurrence nearest before its def line."""
+    starts, at = [], text.find(original)
+    while at >= 0:
+        starts.append(at)
+        at = text.find(original, at + 1)
+    if not starts:
+        raise SabotageError("the target's code does not round-trip through libcst")
+    return min(starts, key=lambda s: abs(def_line - text.count("\n", 0, s) - 1))
+
+
+def _outline(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """Everything of a def but its body: kind, name, parameters, defaults, annotations, decorators."""
+    parts = [function.args, *function.decorator_list] + ([function.returns] if function.returns else [])
+    return "|".join([type(function).__name__, function.name, *map(ast.dump, parts)])
+
+
 def mutants_for(target: Target, src: Path, operators: Sequence[Operator] | None = None) -> MutantSet:
-    """Every operator's mutants of the target's function, in operator then position order; SRC is only read."""
+    """Every operator's mutants of the target's function, in operator then position order; SRC is only read.
+
+    Equivalence and duplicates are decided on the function's own tree, and so is `body_only`: a mutant that
+    changes nothing but the body can be switched in-process without another check.
+    """
     text, module, function, spans = locate(target, src)
-    original = normalised_tree(text)
-    seen = {original}
-    splice = splicer(module, function)
+    splice = FunctionSplice(text, module, function, spans[function].start.line)
+    seen = {splice.original_key}
     kept: list[Mutant] = []
     equivalent = duplicate = 0
     for operator in ALL if operators is None else operators:
         for n, position in enumerate(operator.positions(function, target), start=1):
-            source = splice(operator.mutate(function, position)).code
+            code = splice.code(operator.mutate(function, position))
             try:
-                tree = normalised_tree(source)
+                tree = splice.function_tree(code)
             except SyntaxError:
                 continue  # an operator bug must not stop the run; the operator examples test guards it
-            if tree in seen:
-                equivalent += tree == original
-                duplicate += tree != original
+            key = ast.dump(tree)
+            if key in seen:
+                equivalent += key == splice.original_key
+                duplicate += key != splice.original_key
                 continue
-            seen.add(tree)
+            seen.add(key)
             line = spans[position.node].start.line if position.node in spans else target.line
             kept.append(
                 Mutant(
@@ -167,11 +238,12 @@ def mutants_for(target: Target, src: Path, operators: Sequence[Operator] | None 
                     target=target.id,
                     operator=operator.name,
                     description=f"line {line}: {operator.describe(function, position)}",
-                    diff=unified_diff(text, source, target.file),
+                    diff=splice.diff(code, target.file),
                     module=target.module,
                     file=target.file,
-                    source=source,
+                    source=splice.module_source(code),
                     line=line,
+                    body_only=_outline(tree) == splice.original_outline,
                 )
             )
     return MutantSet(target.id, tuple(kept), dropped_equivalent=equivalent, dropped_duplicate=duplicate)

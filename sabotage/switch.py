@@ -8,6 +8,7 @@ raises ``SwitchUnsafe`` with a reason, and the caller runs that mutant in a fres
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import types
@@ -15,8 +16,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import libcst as cst
 
 
 class SwitchUnsafe(Exception):
@@ -29,6 +28,25 @@ class MutantInvalid(Exception):
 
 class SwitchProbe(Exception):
     """Raised by the forced-fail stand-in: proof that tests really run the switched code."""
+
+
+PROBE_CALLS = [0]  # how often a forced-fail stand-in was entered in this process
+
+
+def _probe(qualname: str) -> SwitchProbe:
+    PROBE_CALLS[0] += 1
+    return SwitchProbe(qualname)
+
+
+def count_calls(code: types.CodeType):
+    """A profile hook counting frames that run `code`, and the counter it fills."""
+    counter = [0]
+
+    def hook(frame: types.FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code is code:
+            counter[0] += 1
+
+    return hook, counter
 
 
 @dataclass(frozen=True)
@@ -53,11 +71,12 @@ def switched_in(switch: Switch) -> Iterator[None]:
         _clear(switch.cache_clearers)
 
 
-def prepare_switch(module: types.ModuleType, qualname: str, mutated_source: str) -> Switch:
+def prepare_switch(module: types.ModuleType, qualname: str, mutated_source: str, body_only: bool = False) -> Switch:
     """Compile the mutated module and pick the target's code object out of it, without running it.
 
     MutantInvalid: the source does not compile. SwitchUnsafe: anything other than the body of
-    `qualname` changed, the live function cannot be found, or its closure does not fit the new code.
+    `qualname` changed (checked here unless the generator already knows, `body_only`), the live function
+    cannot be found, or its closure does not fit the new code.
     """
     filename = getattr(module, "__file__", None)
     if not filename:
@@ -66,11 +85,11 @@ def prepare_switch(module: types.ModuleType, qualname: str, mutated_source: str)
         mutated_code = compile(mutated_source, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise MutantInvalid(f"mutated {module.__name__} does not compile: {exc}") from None
-    original_source = Path(filename).read_text(encoding="utf-8")
-    _require_only_body_changed(original_source, mutated_source, qualname)
+    if not body_only:
+        _require_only_body_changed(filename, mutated_source, qualname)
     live, clearers = find_live_function(module, qualname)
 
-    original_codes = _codes_named(compile(original_source, filename, "exec", dont_inherit=True), qualname)
+    original_codes = _codes_named(_original_code(filename), qualname)
     mutated_codes = _codes_named(mutated_code, qualname)
     if len(original_codes) != len(mutated_codes):
         raise SwitchUnsafe(f"{qualname} is defined {len(original_codes)} time(s) in the original, "
@@ -95,7 +114,7 @@ def prepare_forced_fail(module: types.ModuleType, qualname: str) -> Switch:
         + [f"    {name} = None" for name in freevars]
         + ["    def _stand_in(*args, **kwargs):"]
         + [f"        {name}" for name in freevars]
-        + [f"        raise __import__('sabotage.switch', fromlist=['_']).SwitchProbe({qualname!r})",
+        + [f"        raise __import__('sabotage.switch', fromlist=['_'])._probe({qualname!r})",
            "    return _stand_in"]
     )
     namespace: dict = {}
@@ -173,45 +192,52 @@ def _clear(clearers: tuple[Callable[[], None], ...]) -> None:
         clear()
 
 
-class _BodyBlanker(cst.CSTTransformer):
-    """Replaces the body of every definition of one qualname by `pass`."""
+@functools.lru_cache(maxsize=64)
+def _original_code(filename: str) -> types.CodeType:
+    """The module's original code, compiled once per worker (the source copy never changes during a run)."""
+    return compile(Path(filename).read_text(encoding="utf-8"), filename, "exec", dont_inherit=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _blanked_original(filename: str, qualname: str) -> str:
+    return _blanked(Path(filename).read_text(encoding="utf-8"), qualname, "original")
+
+
+def _blanked(source: str, qualname: str, which: str) -> str:
+    """The module's tree with the body of every definition of `qualname` emptied, as text."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise MutantInvalid(f"does not parse: {exc}") from None
+    blanker = _BodyBlanker(qualname)
+    blanker.visit(tree)
+    if not blanker.found:
+        raise SwitchUnsafe(f"{qualname} is not defined in the {which} source")
+    return ast.dump(tree)
+
+
+class _BodyBlanker(ast.NodeVisitor):
+    """Empties the body of every definition of one qualname (in place)."""
 
     def __init__(self, qualname: str) -> None:
         self.qualname = qualname
         self.stack: list[str] = []
         self.found = 0
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
-        self.stack.pop()
-        return updated
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        name = ".".join(self.stack)
-        self.stack.pop()
+    def _scope(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.stack.append(node.name)
         # Nested functions get "<locals>" in real qualnames; the target is never nested, so a plain join is enough.
-        if name != self.qualname:
-            return updated
-        self.found += 1
-        return updated.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]))
+        if ".".join(self.stack) == self.qualname and not isinstance(node, ast.ClassDef):
+            self.found += 1
+            node.body = []
+        self.generic_visit(node)
+        self.stack.pop()
+
+    visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _scope
 
 
-def _require_only_body_changed(original: str, mutated: str, qualname: str) -> None:
-    try:
-        before, after = cst.parse_module(original), cst.parse_module(mutated)
-    except cst.ParserSyntaxError as exc:
-        raise MutantInvalid(f"does not parse: {exc}") from None
-    blank_before, blank_after = _BodyBlanker(qualname), _BodyBlanker(qualname)
-    stripped_before, stripped_after = before.visit(blank_before), after.visit(blank_after)
-    if not blank_before.found:
-        raise SwitchUnsafe(f"{qualname} is not defined in the original source")
-    if not stripped_before.deep_equals(stripped_after):
+def _require_only_body_changed(filename: str, mutated: str, qualname: str) -> None:
+    """For patches from elsewhere (known-bad): operator mutants are body-only by construction."""
+    if _blanked_original(filename, qualname) != _blanked(mutated, qualname, "mutated"):
         raise SwitchUnsafe(f"the mutant changes code outside the body of {qualname} "
                            "(module level, signature, defaults or decorators)")

@@ -65,7 +65,6 @@ def test_a_builtin_named_target_is_imported_and_called(without_vacuous):
     assert "from awkward.tools import format" in staged
 
 
-@pytest.mark.xfail(strict=True, reason="vacuous verdict: issue 7 item 4 (forced-fail proof judges candidates), built by issue 8")
 def test_the_vacuous_candidate_is_rejected_and_the_run_goes_on(tmp_path):
     result = run_cli(AWKWARD / "replies.json", tmp_path / "ws")
     assert result.exit_code == 0, result.output
