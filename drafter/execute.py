@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-RUN_STATUSES = ("passed", "failed", "error", "flaky", "timeout", "died")
+from drafter import sandbox
+
+RUN_STATUSES = ("passed", "failed", "error", "flaky", "timeout", "died", "sandbox")
 HARD_GRACE = 3.0  # seconds past a run's budget before its worker is killed (the soft timer fires first)
 FRESH_STARTUP = 30.0  # allowance for a fresh interpreter to start and import Hypothesis
 
@@ -180,6 +182,7 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
     configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
     body = test.hypothesis.inner_test.__code__
     start = time.perf_counter()
+    sandbox.violations.clear()
     with _soft_timer(spec.budget):
         try:
             test()
@@ -188,8 +191,12 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
         except _OverBudget:
             return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
-            return _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
-    return RunOutcome("passed", time.perf_counter() - start)
+            outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
+        else:
+            outcome = RunOutcome("passed", time.perf_counter() - start)
+    if sandbox.violations:  # refused even where the candidate caught the exception
+        return replace(outcome, status="sandbox", error="refused: " + "; ".join(dict.fromkeys(sandbox.violations))[:500])
+    return outcome
 
 
 def _classify(exc: BaseException, seconds: float, source_root: Path, body: types.CodeType, target: str = "") -> RunOutcome:
@@ -287,6 +294,7 @@ def start_worker(source_dir: str) -> None:
     """Everything a worker process does before it runs any candidate or target code (pool and fresh alike)."""
     _prepare_path(source_dir)
     pin_hypothesis_constants()
+    sandbox.enter_box(Path(source_dir).parent / "scratch")
 
 
 def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:

@@ -74,6 +74,8 @@ def _first_seed_failing(runs: list[RunOutcome]) -> int | None:
 
 def _verdict(runs: list[RunOutcome]) -> str:
     statuses = {run.status for run in runs}
+    if "sandbox" in statuses:
+        return "sandbox"
     if statuses & {"error", "died"}:
         return "error"
     if "timeout" in statuses:
@@ -96,5 +98,5 @@ def _soundness(candidate_id: str, runs: list[RunOutcome], shrunk: RunOutcome | N
         odd = next((run for run in runs if run.status != "passed"), runs[0])
         return Soundness(candidate_id, status, seconds, f"seeds disagree ({seeds}); {odd.error}".strip("; "),
                          odd.counterexample)
-    worst = next(run for run in runs if run.status in ("error", "died", "timeout"))
+    worst = next(run for run in runs if run.status in ("sandbox", "error", "died", "timeout"))
     return Soundness(candidate_id, status, seconds, worst.error)

@@ -1,0 +1,92 @@
+"""The box every worker that runs model-written code lives in: an audit hook, resource limits, a scrubbed
+environment. A worker runs only candidates and the target, so anything the hook refuses is theirs."""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import sys
+from pathlib import Path
+
+# Events a worker never needs: new processes, foreign code, the network.
+REFUSED_EVENTS = {
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+    "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.connect", "socket.bind",
+    "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "signal.pthread_kill", "webbrowser.open",
+}
+# Events that change the file system at the path given first (both paths for a rename).
+PATH_EVENTS = {
+    "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.symlink",
+    "os.link", "os.rename", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
+}
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|^OPENAI_|^AWS_|^GITHUB_", re.I)
+LIMITS = {  # generous for a property run, fatal for a runaway
+    resource.RLIMIT_CORE: 0,
+    resource.RLIMIT_FSIZE: 256 * 2**20,
+    resource.RLIMIT_NOFILE: 512,
+    resource.RLIMIT_AS: 8 * 2**30,
+}
+
+violations: list[str] = []  # what the hook refused during the current run; execute resets it per run
+_allowed: tuple[str, ...] = ()
+
+
+class SandboxViolation(PermissionError):
+    """Raised inside a boxed worker for a refused action; the run it happens in ends with status `sandbox`."""
+
+
+def _refuse(what: str) -> None:
+    violations.append(what)
+    raise SandboxViolation(f"drafter sandbox: {what} is not allowed in candidate code")
+
+
+def _inside(path) -> bool:
+    try:
+        resolved = os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return False
+    return resolved == os.devnull or any(resolved == root or resolved.startswith(root + os.sep) for root in _allowed)
+
+
+def _hook(event: str, args: tuple) -> None:
+    if event == "open":
+        path, mode, flags = args
+        if isinstance(path, int) or path is None:
+            return
+        writes = (isinstance(flags, int) and flags & WRITE_FLAGS) or (isinstance(mode, str) and set(mode) & set("wax+"))
+        if writes and not _inside(path):
+            _refuse(f"writing {os.fsdecode(path)}")
+    elif event in REFUSED_EVENTS or event.startswith("os.exec") or event.startswith("os.spawn"):
+        _refuse(event)
+    elif event in PATH_EVENTS:
+        for path in args[:2] if event in ("os.rename", "os.link", "os.symlink", "shutil.move") else args[:1]:
+            if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
+                _refuse(f"{event} on {os.fsdecode(path)}")
+
+
+def enter_box(scratch: Path) -> None:
+    """Limits, a scrubbed environment and the audit hook, for the rest of this process's life."""
+    global _allowed
+    scratch.mkdir(parents=True, exist_ok=True)
+    for name in [n for n in os.environ if SECRET_NAME.search(n)]:
+        del os.environ[name]
+    os.environ["TMPDIR"] = str(scratch)
+    import tempfile
+
+    tempfile.tempdir = str(scratch)
+    for limit, wanted in LIMITS.items():
+        soft, hard = resource.getrlimit(limit)
+        value = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(limit, (value, hard))
+        except (ValueError, OSError):
+            pass  # a platform that refuses a limit still gets the hook
+    from hypothesis.configuration import storage_directory
+
+    storage = storage_directory(intent_to_write=False).home_directory  # the run folder's, in a pipeline run
+    _allowed = tuple(os.path.realpath(p) for p in (scratch, storage))
+    if _hook not in getattr(sys, "_drafter_hooks", ()):
+        sys.addaudithook(_hook)
+        sys._drafter_hooks = (_hook,)  # type: ignore[attr-defined]

@@ -1,0 +1,53 @@
+"""Model-written code runs boxed: writes outside the run's scratch, processes, sockets and foreign code are
+refused, the candidate ends as `sandbox`, and a good candidate beside it stays sound."""
+
+from __future__ import annotations
+
+import pytest
+
+from drafter.soundness import check_soundness
+
+ESCAPES = {
+    "open_write": "open(OUTSIDE, 'w').write('pwned')\nassert double(x) == 2 * x",
+    "io_open": "import io\nio.open(OUTSIDE, 'a').write('pwned')\nassert double(x) == 2 * x",
+    "system_call": "import os\nos.system('touch ' + OUTSIDE)\nassert double(x) == 2 * x",
+    "subprocess": "import subprocess\nsubprocess.run(['touch', OUTSIDE])\nassert double(x) == 2 * x",
+    "mro_import": ("sub = [c for c in ().__class__.__mro__[1].__subclasses__() if c.__name__ == 'Popen'][0]\n"
+                   "sub(['touch', OUTSIDE])\nassert double(x) == 2 * x"),
+    "builtins_getattr": "getattr(__builtins__, 'open', None) or __builtins__['open']\n"
+                        "(getattr(__builtins__, 'open', None) or __builtins__['open'])(OUTSIDE, 'w')\n"
+                        "assert double(x) == 2 * x",
+    "caught_and_hidden": "try:\n    open(OUTSIDE, 'w')\nexcept Exception:\n    pass\nassert double(x) == 2 * x",
+    "socket": "import socket\nsocket.create_connection(('127.0.0.1', 9))\nassert double(x) == 2 * x",
+    "ctypes": "import ctypes\nctypes.CDLL('libc.so.6').system(b'true')\nassert double(x) == 2 * x",
+    "remove": "import os\nos.remove(OUTSIDE)\nassert double(x) == 2 * x",
+}
+
+
+@pytest.fixture
+def outside(tmp_path):
+    target = tmp_path / "outside" / "victim.txt"
+    target.parent.mkdir()
+    target.write_text("intact")
+    return target
+
+
+def test_escapes_are_refused_and_a_good_candidate_beside_them_is_sound(kit, pkg, tmp_path, outside):
+    source, name = pkg
+    run = tmp_path / "run"
+    imports = f"OUTSIDE = {str(outside)!r}\n"
+    items = [kit.rendered(run, name, "double", "good", "assert double(x) == 2 * x")]
+    items += [kit.rendered(run, name, "double", escape, body, imports=imports) for escape, body in ESCAPES.items()]
+    # A strategy's map is candidate code too: pathlib through it.
+    items.append(kit.rendered(run, name, "double", "strategy_map", "assert double(x) == 2 * x",
+                              imports=f"import pathlib\nOUTSIDE = {str(outside)!r}\n",
+                              given="x=st.integers(0, 3).map(lambda v: pathlib.Path(OUTSIDE).write_text('p') and v)"))
+    results = {r.candidate_id.split("::")[1]: r for r in
+               check_soundness(items, run, source, seeds=2, max_examples=10, jobs=2, budget_seconds=10.0)}
+
+    assert results["good"].status == "sound"
+    for escape in [*ESCAPES, "strategy_map"]:
+        assert results[escape].status == "sandbox", (escape, results[escape])
+        assert "refused" in results[escape].detail
+    assert outside.read_text() == "intact"
+    assert sorted(p.name for p in outside.parent.iterdir()) == ["victim.txt"]
