@@ -294,7 +294,9 @@ def start_worker(source_dir: str) -> None:
     """Everything a worker process does before it runs any candidate or target code (pool and fresh alike)."""
     _prepare_path(source_dir)
     pin_hypothesis_constants()
-    sandbox.enter_box(Path(source_dir).parent / "scratch")
+    run_folder = Path(source_dir).parent
+    sandbox.trust(_run_fresh)
+    sandbox.enter_box(run_folder / "scratch", code_roots=(run_folder,))
 
 
 def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:

@@ -31,13 +31,40 @@ LIMITS = {  # generous for a property run, fatal for a runaway
 
 violations: list[str] = []  # what the hook refused during the current run; execute resets it per run
 _allowed: tuple[str, ...] = ()
+_run_roots: tuple[str, ...] = ()  # where candidate and target code lives
 
 
 class SandboxViolation(PermissionError):
     """Raised inside a boxed worker for a refused action; the run it happens in ends with status `sandbox`."""
 
 
+_trusted_codes: set = set()  # engine functions that may start processes and write temporary copies
+
+
+def trust(function) -> None:
+    """Let `function` (engine code, e.g. the fresh-interpreter fallback) do what the box refuses."""
+    _trusted_codes.add(function.__code__)
+
+
+def _engine_call() -> bool:
+    """A trusted engine function is on the stack and no code of the run folder or SRC is called from it."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code in _trusted_codes:
+            return True
+        if _inside_run(frame.f_code.co_filename):
+            return False
+        frame = frame.f_back
+    return False
+
+
+def _inside_run(filename: str) -> bool:
+    return bool(_run_roots) and any(filename.startswith(root) for root in _run_roots)
+
+
 def _refuse(what: str) -> None:
+    if _trusted_codes and _engine_call():
+        return
     violations.append(what)
     raise SandboxViolation(f"drafter sandbox: {what} is not allowed in candidate code")
 
@@ -66,9 +93,12 @@ def _hook(event: str, args: tuple) -> None:
                 _refuse(f"{event} on {os.fsdecode(path)}")
 
 
-def enter_box(scratch: Path) -> None:
-    """Limits, a scrubbed environment and the audit hook, for the rest of this process's life."""
-    global _allowed
+def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
+    """Limits, a scrubbed environment and the audit hook, for the rest of this process's life.
+
+    `code_roots`: folders of candidate and target code, whose frames are never trusted."""
+    global _allowed, _run_roots
+    _run_roots = tuple(os.path.realpath(p) + os.sep for p in code_roots)
     scratch.mkdir(parents=True, exist_ok=True)
     for name in [n for n in os.environ if SECRET_NAME.search(n)]:
         del os.environ[name]
