@@ -26,8 +26,8 @@ LIMITS = {  # generous for a property run, fatal for a runaway
     resource.RLIMIT_CORE: 0,
     resource.RLIMIT_FSIZE: 256 * 2**20,
     resource.RLIMIT_NOFILE: 512,
-    resource.RLIMIT_AS: 8 * 2**30,
 }
+ADDRESS_SPACE_HEADROOM = 8 * 2**30  # on top of what the worker already maps (a forked parent may map a lot)
 
 violations: list[str] = []  # what the hook refused during the current run; execute resets it per run
 _allowed: tuple[str, ...] = ()
@@ -93,6 +93,14 @@ def _hook(event: str, args: tuple) -> None:
                 _refuse(f"{event} on {os.fsdecode(path)}")
 
 
+def _mapped_bytes() -> int:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     """Limits, a scrubbed environment and the audit hook, for the rest of this process's life.
 
@@ -106,7 +114,7 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     import tempfile
 
     tempfile.tempdir = str(scratch)
-    for limit, wanted in LIMITS.items():
+    for limit, wanted in {**LIMITS, resource.RLIMIT_AS: _mapped_bytes() + ADDRESS_SPACE_HEADROOM}.items():
         soft, hard = resource.getrlimit(limit)
         value = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
         try:
