@@ -311,5 +311,36 @@ def refresh(
     raise typer.Exit(1)
 
 
+@app.command()
+def promote(
+    candidate_ids: Annotated[Optional[list[str]], typer.Argument(metavar="ID...", help="Kept candidate ids, e.g. 'shop.billing:apply_tax::zero_rate_is_identity'.")] = None,
+    into: Annotated[Path, typer.Option("--into", help="Oracle properties folder to write into, e.g. oracle/properties.")] = ...,
+    run_dir: Annotated[Path, typer.Option("--run", help="The run the ids come from.")] = Path("workspace/latest"),
+    all_kept: Annotated[Optional[Path], typer.Option("--all-kept", metavar="RUN", help="Promote every kept candidate of RUN.")] = None,
+    keep_settings: Annotated[bool, typer.Option("--keep-settings", help="Keep each file's @settings instead of the oracle's Hypothesis profile.")] = False,
+) -> None:
+    """Copy reviewed kept candidates into an oracle folder under stable names, with a provenance header, and
+    record them in DIR/drafted.lock.json (which oracle-gate verifies). Never runs git.
+
+    Exit 0 when every named candidate is in DIR; 2 when any was refused (not kept, unknown, or its file name is
+    taken by a different file) — the others are still promoted."""
+    from drafter.promote import promote as promote_candidates
+
+    if all_kept is None and not candidate_ids:
+        fail(DrafterError("name kept candidate ids, or give --all-kept RUN"))
+    try:
+        result = promote_candidates(all_kept or run_dir, tuple(candidate_ids or ()), into, all_kept=all_kept is not None,
+                                    keep_settings=keep_settings)
+    except DrafterError as exc:
+        fail(exc)
+    for item in result.promoted:
+        console.print(f"{item.status}: {into / item.file} ({item.candidate_id})", soft_wrap=True)
+    for reason in result.refused:
+        errors.print(labelled("refused:", "bold red", reason), soft_wrap=True)
+    console.print(f"lock: {result.lock}", soft_wrap=True)
+    if result.refused:
+        raise typer.Exit(2)
+
+
 if __name__ == "__main__":
     app()
