@@ -152,6 +152,11 @@ def verify_drafted_lock(lock: Path) -> list[str]:
     return findings
 
 
+def has_drafted_lock(*oracle_dirs: Path) -> bool:
+    """Whether any of the folders holds a `drafted.lock.json` (only then does the gate run the drafted-lock check)."""
+    return any(Path(d).is_dir() and next(Path(d).rglob(DRAFTED_LOCK), None) is not None for d in oracle_dirs)
+
+
 def verify_drafted_locks(oracle_dir: Path, base_oracle_dir: Path | None = None) -> Check:
     """Every `drafted.lock.json` under the oracle folder matches the files it records; none at all passes.
 
