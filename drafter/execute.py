@@ -299,7 +299,21 @@ def start_worker(source_dir: str) -> None:
     sandbox.enter_box(run_folder / "scratch", code_roots=(run_folder,))
 
 
+def capture_output(run_folder: Path) -> None:
+    """This process's stdout and stderr (candidates' and targets' prints, Hypothesis's notes, stray tracebacks)
+    go to `output/worker-<pid>.log` in the run folder, never to the console or a CI log."""
+    folder = run_folder / "output"
+    folder.mkdir(exist_ok=True)
+    fd = os.open(folder / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
 def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+    capture_output(Path(source_dir).parent)  # opened before the box, which refuses writes outside scratch
     start_worker(source_dir)
     conn.send(("ready",))
     while True:
