@@ -43,7 +43,7 @@ def render_markdown(report: RunReport) -> str:
         f"{s['mutants']['survived']} survived, {s['mutants']['invalid']} invalid "
         f"({s['mutants']['dropped_equivalent']} equivalent and {s['mutants']['dropped_duplicate']} duplicate mutants dropped before running).",
         "",
-        "Nothing here is an oracle yet: review each kept file, then copy it into `oracle/` yourself.",
+        "Nothing here is an oracle yet: review each kept file, then `drafter promote` it into `oracle/properties/`.",
         "",
     ]
     if report.warnings:

@@ -117,3 +117,15 @@ def test_the_gate_blocks_a_promoted_file_that_no_longer_matches_its_lock(billing
     edited.unlink()
     lockless = _gate(repo, _patch(repo, tmp_path, "shop/billing.py", "Clamp a discount", "Clamp any discount"))
     assert lockless.may_merge, lockless.line()  # hand-managed properties without a lock are not checked
+
+
+def test_seal_drafted_cli_passes_on_promoted_files_and_blocks_an_edited_one(billing_run, tmp_path):
+    repo = _repo(tmp_path)
+    init_oracle(repo)
+    promote(billing_run.run_dir, [], repo / "oracle" / "properties", all_kept=True)
+    command = [sys.executable, "-m", "gate.cli", "seal", "drafted", str(repo / "oracle")]
+    assert subprocess.run(command, capture_output=True, text=True).returncode == 0
+    edited = sorted((repo / "oracle" / "properties").glob("test_*.py"))[-1]
+    edited.write_text(edited.read_text() + "\n# edited\n")
+    blocked = subprocess.run(command, capture_output=True, text=True)
+    assert blocked.returncode == 2 and f"changed: {edited}" in blocked.stdout
