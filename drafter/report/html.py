@@ -12,10 +12,8 @@ from pathlib import Path
 
 import jinja2
 
-from drafter.report.model import CandidateEntry, RunReport, overall_score
+from drafter.report.model import FACED_MUTANTS, CandidateEntry, RunReport, overall_score
 
-# The stages a candidate reaches only after it held on the clean code: it faced the mutants of its target.
-FACED_MUTANTS = ("sabotage", "kept")
 CELL = {"assertion": ("A", "kill by its assertion"), "crash": ("C", "kill by a crash"),
         "timeout": ("T", "kill by a repeated timeout"), "survived": ("·", "survived"),
         "invalid": ("!", "invalid mutant"), None: ("–", "not evaluated")}

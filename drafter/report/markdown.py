@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from drafter.report.model import RunReport
+from drafter.report.model import FACED_MUTANTS, RunReport
 
 SHOWN_SURVIVORS = 5  # per target
 SHOWN_REJECTIONS = 10  # per reason
 SHOWN_KILLS = 8  # per kept candidate
-FACED_MUTANTS = ("sabotage", "kept")  # stages a candidate reaches only after holding on the clean code
 ELSEWHERE = "report.html (all of them, collapsed) and report.json"
 
 

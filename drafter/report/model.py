@@ -14,6 +14,8 @@ from drafter.errors import ConfigError
 from drafter.runfolder import git_commit, run_id, tree_hash
 
 REPORT_VERSION = 1
+# The stages a candidate reaches only after it held on the clean code: it faced the mutants of its target.
+FACED_MUTANTS = ("sabotage", "kept")
 
 
 @dataclass(frozen=True)
