@@ -209,7 +209,8 @@ def promote(run_dir: Path, candidate_ids: Sequence[str], into: Path, *, all_kept
         entry = lock.get(name, {})
         if destination.exists():
             current = destination.read_bytes()
-            same_candidate = entry.get("run") == run and entry.get("candidate") == cid
+            # The same promotion again, or of a candidate a refresh carried forward unchanged from that run.
+            same_candidate = entry.get("candidate") == cid and entry.get("run") in (run, candidate.get("carried_from"))
             if current == text.encode() or (same_candidate and hashlib.sha256(current).hexdigest() == entry["sha256"]):
                 promoted.append(Promoted(cid, name, "unchanged"))
                 continue

@@ -118,3 +118,23 @@ def test_the_cli_exits_2_on_a_refusal_and_names_it(billing_run, tmp_path):
     ok = subprocess.run([sys.executable, "-m", "drafter.cli", "promote", "--all-kept", str(billing_run.run_dir),
                          "--into", str(tmp_path / "all")], capture_output=True, text=True, cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
+
+
+def test_a_candidate_carried_forward_by_a_refresh_is_not_a_conflict_with_its_earlier_promotion(billing_run, tmp_path):
+    into = tmp_path / "props"
+    promote(billing_run.run_dir, [KEPT], into, today="2026-01-02")
+    later = tmp_path / "runs" / "20991231-000000"  # a refresh run that carried the target unchanged
+    shutil.copytree(billing_run.run_dir, later)
+    report = _report(later)
+    report["run_id"] = later.name
+    for c in report["candidates"]:
+        c["carried_from"] = billing_run.run_dir.name
+    (later / "report.json").write_text(json.dumps(report))
+    again = promote(later, [KEPT], into, today="2026-02-03")
+    assert [p.status for p in again.promoted] == ["unchanged"] and not again.refused
+    fresh = tmp_path / "runs" / "20991231-000001"  # a run that drafted it anew is another file: refused
+    shutil.copytree(billing_run.run_dir, fresh)
+    report["run_id"], report["candidates"] = fresh.name, [{**c, "carried_from": None} for c in report["candidates"]]
+    (fresh / "report.json").write_text(json.dumps(report))
+    refused = promote(fresh, [KEPT], into, today="2026-02-03")
+    assert not refused.promoted and "not overwritten" in refused.refused[0]
