@@ -21,6 +21,8 @@ ESCAPES = {
     "socket": "import socket\nsocket.create_connection(('127.0.0.1', 9))\nassert double(x) == 2 * x",
     "ctypes": "import ctypes\nctypes.CDLL('libc.so.6').system(b'true')\nassert double(x) == 2 * x",
     "remove": "import os\nos.remove(OUTSIDE)\nassert double(x) == 2 * x",
+    "cffi": "import cffi\nassert double(x) == 2 * x",
+    "cffi_importlib": "import importlib\nimportlib.import_module('_cffi_backend')\nassert double(x) == 2 * x",
 }
 
 
