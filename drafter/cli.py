@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from drafter import __version__, pipeline
 from drafter.config import Settings, load_settings
 from drafter.data import to_jsonable
-from drafter.errors import DrafterError
+from drafter.errors import DrafterError, WorkspaceError
 from drafter.extract import extract as extract_targets
 from drafter.report.terminal import draft_table, print_run_summary, targets_line
 
@@ -194,6 +194,10 @@ def _execute(stage: Callable, src: Path, **options):
             reporter.close()
     except DrafterError as exc:
         fail(exc)
+    except OSError as exc:  # a full disk, a folder that vanished: the environment, not a bug to show as a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(WorkspaceError(f"{where}{exc.strerror or exc} (a run that had started is kept as "
+                            "runs/<id>.incomplete/ and is never a baseline)"))
     except KeyboardInterrupt:
         errors.print("interrupted: the partial run is kept as runs/<id>.incomplete/ and is never a baseline",
                      highlight=False, markup=False)

@@ -17,7 +17,7 @@ from drafter.candidates import parse_reply
 from drafter.config import Settings
 from drafter.data import DraftOutcome, Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, RunOutcome, Soundness, Verdict
 from drafter.errors import ConfigError, DrafterError, ModelError, SourceError
-from drafter.execute import import_failures
+from drafter.importcheck import import_failures
 from drafter.extract import extract
 from drafter.keep import decide
 from drafter.killmatrix import build_kill_matrix
@@ -304,7 +304,7 @@ def candidate_row(d: Drafted) -> dict:
 def check_imports(source_dir: Path, extraction: Extraction) -> list[str]:
     """Warnings for target modules that do not import; an error when none does (an environment problem)."""
     modules = sorted({t.module for t in extraction.targets})
-    failures = import_failures(source_dir, modules)
+    failures = import_failures(source_dir, modules, log=Path(source_dir).parent / "logs" / "import_check.log")
     if modules and len(failures) == len(modules):
         raise SourceError(
             "no target module of SRC imports, so no candidate can run ("

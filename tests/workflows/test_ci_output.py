@@ -41,7 +41,7 @@ def test_candidate_and_target_prints_go_to_the_run_folder_never_the_console(tmp_
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert not RUNTIME_NOISE.search(done.stdout) and not RUNTIME_NOISE.search(done.stderr)
-    logs = "".join(p.read_text() for p in (tmp_path / "ws" / "latest" / "output").glob("worker-*.log"))
+    logs = "".join(p.read_text() for p in (tmp_path / "ws" / "latest" / "logs").glob("worker-*.log"))
     assert "CAND-STDOUT-NOISE" in logs and re.search(r"PROD-STDERR-NOISE -?\d", logs)
     report = json.loads((tmp_path / "ws" / "latest" / "report.json").read_text())
     assert report["summary"]["kept"] == 1  # capturing changed nothing about the verdicts
