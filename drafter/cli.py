@@ -80,6 +80,15 @@ RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help="Ret
 NoCacheOpt = Annotated[
     bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt.")
 ]
+RoundsOpt = Annotated[
+    Optional[int],
+    typer.Option("--rounds", min=1, max=20, help="Feedback rounds: after each, targets with surviving mutants or "
+                 "rejected candidates are asked again with that evidence (default 1)."),
+]
+MaxCallsOpt = Annotated[Optional[int], typer.Option("--max-calls", min=1, help="Cap on model calls over the whole run (every round).")]
+MaxTokensOpt = Annotated[
+    Optional[int], typer.Option("--max-tokens", min=1, help="Cap on model tokens (prompt + completion) over the whole run.")
+]
 FailUnderKeptOpt = Annotated[
     Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs).")
 ]
@@ -244,6 +253,9 @@ def run(
     changed_since: ChangedSinceOpt = None,
     no_cache: NoCacheOpt = False,
     fail_under_kept: FailUnderKeptOpt = None,
+    rounds: RoundsOpt = None,
+    max_calls: MaxCallsOpt = None,
+    max_tokens: MaxTokensOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
@@ -252,7 +264,7 @@ def run(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
-        cache=False if no_cache else None,
+        cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens,
     )
     _print_run(result, fail_under_kept)
 

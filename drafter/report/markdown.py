@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from drafter.report.model import RunReport
+from drafter.report.rounds import rounds_markdown, score_by_round
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -37,6 +38,7 @@ def render_markdown(report: RunReport) -> str:
     ]
     if report.warnings:
         lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
+    lines += rounds_markdown(report)
 
     candidates_by_target = defaultdict(list)
     for c in report.candidates:
@@ -52,6 +54,7 @@ def render_markdown(report: RunReport) -> str:
         lines.append(
             f"{target.file}:{target.line} · fingerprint `{target.fingerprint}` · "
             f"mutation score {_score(target.killed, target.mutants)}"
+            + (f" (by round: {score_by_round(report, target.id)})" if score_by_round(report, target.id) else "")
         )
         lines.append("")
         if target.note:
@@ -60,7 +63,7 @@ def render_markdown(report: RunReport) -> str:
         if kept:
             lines += ["**Kept**", ""]
             for c in kept:
-                lines.append(f"- `{c.name}` ({c.kind}) → `{c.file}`")
+                lines.append(f"- `{c.name}` ({c.kind}, round {c.round}) → `{c.file}`")
                 lines.append(f"  - kills {len(c.kills)}: " + "; ".join(mutant_descriptions.get(k, k) for k in c.kills[:8]))
                 if len(c.kills) > 8:
                     lines.append(f"  - … and {len(c.kills) - 8} more")
