@@ -233,7 +233,7 @@ def _classify(exc: BaseException, seconds: float, source_root: Path, body: types
 
 
 def _failing_line(exc: BaseException, body: types.CodeType) -> str:
-    """` (at test line N: <statement>)`, the line of the test body that raised: a bare `assert` says nothing else,
+    """` (failing line: <statement>)`, the line of the test body that raised: a bare `assert` says nothing else,
     and a feedback round shows the model which of its assertions failed."""
     import linecache
 
@@ -241,7 +241,7 @@ def _failing_line(exc: BaseException, body: types.CodeType) -> str:
     if not lines:
         return ""
     text = linecache.getline(body.co_filename, lines[-1]).strip()
-    return f" (at test line {lines[-1]}: {text})" if text else ""
+    return f" (failing line: {text})" if text else ""
 
 
 def _traceback_frames(exc: BaseException) -> list[types.TracebackType]:
