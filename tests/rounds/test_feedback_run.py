@@ -137,3 +137,13 @@ def test_a_budget_stops_the_run_with_a_clear_note(model, tmp_path, cap):
     assert report["summary"]["rounds"][1]["not_asked"] == [CLAMP]
     calls = json.loads((tmp_path / "ws" / "latest" / "model_calls.json").read_text())
     assert len(calls) == 2
+
+
+def test_the_heuristic_does_not_answer_feedback_rounds_and_says_so(tmp_path):
+    result = runner.invoke(app, ["run", str(SHOP), "--select", CURRENCY, "--workspace", str(tmp_path / "ws"),
+                                 "--jobs", "1", "--max-examples", "20", "--seeds", "1", "--rounds", "2"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "ws" / "latest" / "report.json").read_text())
+    assert "heuristic does not answer feedback rounds: --rounds 2 ran round 1 only" in report["warnings"]
+    assert [r["round"] for r in report["summary"]["rounds"]] == [1]
+    assert not (tmp_path / "ws" / "latest" / "prompts" / "round2").exists()
