@@ -115,6 +115,10 @@ def test_second_round_feeds_back_survivors_and_counterexamples_and_catches_more(
     assert rounds[2]["candidates"] == 1 and rounds[2]["kept"] == 0
     assert by_id[f"{CLAMP}::fractions_below_one_are_kept_r3"]["reason"] == "duplicate"
 
+    # incremental: round 2 ran only its new sound candidate against clamp's mutants; round 1's results are reused
+    counted = {t["id"]: t["mutants"] for t in report["targets"]}
+    assert report["summary"]["matrix"]["evaluations"] == 2 * counted[CLAMP] + counted[CURRENCY]
+
     calls = json.loads((run_dir / "model_calls.json").read_text())
     assert sorted((c["target"], c["round"]) for c in calls) == sorted(asked)
     assert all(c["usage"]["total_tokens"] == 140 for c in calls)
