@@ -322,6 +322,7 @@ def start_worker(source_dir: str) -> None:
 
 
 def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
+    _output_to_log(Path(source_dir).parent / "logs")
     start_worker(source_dir)
     conn.send(("ready",))
     while True:
@@ -334,6 +335,17 @@ def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -
         for reply in _run_batch(message, source_dir):
             conn.send(reply)
         conn.send(("done",))
+
+
+def _output_to_log(folder: Path) -> None:
+    """What candidates and targets print, and any traceback of the worker, goes to the run's log, not the console."""
+    folder.mkdir(parents=True, exist_ok=True)
+    log = os.open(folder / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
 
 
 def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
@@ -466,34 +478,6 @@ def _fresh_main() -> None:
     batch = Batch(tuple(RunSpec(**r) for r in request["runs"]))
     for _, _, outcome in _run_runs(batch, request["source_dir"]):
         print(json.dumps({"outcome": asdict(outcome)}), flush=True)
-
-
-IMPORT_CHECK = """
-import importlib, json, sys
-failures = {}
-for name in sys.argv[1:]:
-    try:
-        importlib.import_module(name)
-    except BaseException as exc:
-        failures[name] = f"{type(exc).__name__}: {exc}"
-print(json.dumps(failures))
-"""
-
-
-def import_failures(source_dir: Path, modules: Sequence[str], timeout: float = 60.0) -> dict[str, str]:
-    """Modules that do not import from source_dir, with why; checked in a fresh interpreter so nothing leaks here."""
-    source_dir = Path(source_dir).resolve()
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
-               PYTHONPATH=os.pathsep.join(p for p in (str(source_dir), os.environ.get("PYTHONPATH", "")) if p))
-    try:
-        done = subprocess.run([sys.executable, "-c", IMPORT_CHECK, *modules], capture_output=True, text=True,
-                              env=env, timeout=timeout, cwd=Path(source_dir).parent)
-    except subprocess.TimeoutExpired:
-        return {m: f"importing took longer than {timeout:.0f} s" for m in modules}
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        return {m: f"the import check died: {done.stderr.strip()[-300:]}" for m in modules}
 
 
 # ---------------------------------------------------------------- the parent side

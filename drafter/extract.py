@@ -7,7 +7,6 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -16,15 +15,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from drafter.data import ClassInfo, Extraction, ExtractError, Param, Target, Usage
 from drafter.errors import SourceError
+from drafter.walk import iter_modules, list_corpus
 
-# Folders that hold generated, vendored, test or run-time material rather than the code under test.
-SKIPPED_DIRS = frozenset(
-    {
-        "venv", "site-packages", "build", "dist", "node_modules", "vendor", "third_party", "_vendor",
-        "__pycache__", "oracle", "workspace", "tests", "test",
-    }
-)
-SKIPPED_FILES = frozenset({"setup.py", "__main__.py", "conftest.py"})
 ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
 SKIPPED_DECORATORS = ("overload", "typing.overload")  # stubs: the implementation below them is the target
 
@@ -42,7 +34,7 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
     errors: list[ExtractError] = []
     module_names: dict[str, tuple[str, ...]] = {}
     constants: dict[str, dict[str, tuple[str | int, ...]]] = {}
-    for rel, module in iter_modules(src):
+    for rel, module in iter_modules(src, errors):
         try:
             tree = cst.parse_module((src / rel).read_bytes())
         except cst.ParserSyntaxError as exc:
@@ -73,51 +65,6 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
         module_names=dict(sorted(module_names.items())),
         constants=dict(sorted(constants.items())),
     )
-
-
-def list_corpus(dirs: Sequence[Path]) -> tuple[str, ...]:
-    """Relative posix names of the files under each corpus folder, sorted and deduplicated; never contents."""
-    names: set[str] = set()
-    for folder in map(Path, dirs):
-        if not folder.is_dir():
-            raise SourceError(f"--corpus {folder}: {'not a folder' if folder.exists() else 'no such folder'}")
-        for root, dirnames, filenames in os.walk(folder):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            base = Path(root).relative_to(folder)
-            names.update((base / f).as_posix() for f in filenames if not f.startswith("."))
-    return tuple(sorted(names))
-
-
-def iter_modules(src: Path) -> Iterator[tuple[str, str]]:
-    """(posix path relative to SRC, dotted module name) of every public, non-test module, in sorted order."""
-    for root, dirnames, filenames in os.walk(src):
-        here = Path(root)
-        dirnames[:] = sorted(d for d in dirnames if _wanted_dir(here / d))
-        for name in sorted(filenames):
-            rel = (here / name).relative_to(src)
-            module = _module_name(rel)
-            if module is not None:
-                yield rel.as_posix(), module
-
-
-def _wanted_dir(path: Path) -> bool:
-    name = path.name
-    if name.startswith((".", "_")) or name in SKIPPED_DIRS or name.endswith(".egg-info"):
-        return False
-    return not (path / "pyvenv.cfg").exists()  # a virtual environment under any name
-
-
-def _module_name(rel: Path) -> str | None:
-    name = rel.name
-    if not name.endswith(".py") or name in SKIPPED_FILES:
-        return None
-    stem = name[:-3]
-    if stem.startswith("test_") or stem.endswith("_test") or (stem.startswith("_") and stem != "__init__"):
-        return None
-    parts = list(rel.parent.parts) + ([] if stem == "__init__" else [stem])
-    if not parts or not all(p.isidentifier() for p in parts):
-        return None  # SRC's own __init__.py, or a path Python cannot import
-    return ".".join(parts)
 
 
 # ---------------------------------------------------------------- one module

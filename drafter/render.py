@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import textwrap
 from collections import defaultdict
 from pathlib import Path
@@ -33,12 +34,23 @@ class RenderError(DrafterError):
         self.verdict = Verdict("render", False, "render_error", detail)
 
 
+MAX_NAME_CHARS = 100  # of one path component; file systems refuse names over 255 bytes
+
+
 def slug(target_id: str) -> str:
-    return target_id.replace(":", ".")
+    return _bounded(target_id.replace(":", "."))
 
 
 def staged_path(candidate: Candidate) -> str:
-    return f"staged/{slug(candidate.target)}/test_{candidate.name}.py"
+    return f"staged/{slug(candidate.target)}/{_bounded(f'test_{candidate.name}')}.py"
+
+
+def _bounded(name: str) -> str:
+    """`name` if short enough for a file name, else its start and a hash of the whole (still unique)."""
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{name[:MAX_NAME_CHARS - 17]}_{digest}"
 
 
 @functools.lru_cache(maxsize=8)

@@ -33,7 +33,7 @@ from drafter.soundness import check_soundness
 
 if TYPE_CHECKING:
     from drafter.config import Settings
-    from drafter.pipeline import RunOutcome
+    from drafter.data import RunOutcome
 
 FEEDBACK_TEMPLATE = "feedback.j2"
 FEEDBACK_CHARS = 12_000  # the evidence in one feedback prompt: rejections take up to a third, survivors the rest

@@ -20,6 +20,8 @@ PATH_EVENTS = {
     "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.symlink",
     "os.link", "os.rename", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
 }
+# Foreign-function libraries whose loading raises no audit event of its own.
+REFUSED_IMPORTS = frozenset({"cffi", "_cffi_backend"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|^OPENAI_|^AWS_|^GITHUB_", re.I)
 LIMITS = {  # generous for a property run, fatal for a runaway
@@ -87,10 +89,22 @@ def _hook(event: str, args: tuple) -> None:
             _refuse(f"writing {os.fsdecode(path)}")
     elif event in REFUSED_EVENTS or event.startswith("os.exec") or event.startswith("os.spawn"):
         _refuse(event)
+    elif event == "import" and args[0].partition(".")[0] in REFUSED_IMPORTS:
+        _refuse(f"importing {args[0]}")
     elif event in PATH_EVENTS:
         for path in args[:2] if event in ("os.rename", "os.link", "os.symlink", "shutil.move") else args[:1]:
             if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
                 _refuse(f"{event} on {os.fsdecode(path)}")
+
+
+class _RefusedImports:
+    """A meta-path finder for what the `import` audit event misses (importlib.import_module raises none)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] in REFUSED_IMPORTS:
+            _refuse(f"importing {name}")
+        return None
 
 
 def _mapped_bytes() -> int:
@@ -99,6 +113,23 @@ def _mapped_bytes() -> int:
             return int(statm.read().split()[0]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):
         return 0
+
+
+CLONE_NEWNET = 0x40000000
+
+
+def _leave_network() -> bool:
+    """A network namespace of this process's own (only a loopback that is down), where the platform allows:
+    root on Linux. Elsewhere the audit hook alone refuses sockets."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
@@ -121,10 +152,13 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
             resource.setrlimit(limit, (value, hard))
         except (ValueError, OSError):
             pass  # a platform that refuses a limit still gets the hook
+    _leave_network()
     from hypothesis.configuration import storage_directory
 
     storage = storage_directory(intent_to_write=False).home_directory  # the run folder's, in a pipeline run
     _allowed = tuple(os.path.realpath(p) for p in (scratch, storage))
+    if _RefusedImports not in sys.meta_path:
+        sys.meta_path.insert(0, _RefusedImports)
     if _hook not in getattr(sys, "_drafter_hooks", ()):
         sys.addaudithook(_hook)
         sys._drafter_hooks = (_hook,)  # type: ignore[attr-defined]

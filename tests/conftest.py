@@ -35,6 +35,7 @@ class Scripted:
     body: dict | str = ""
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0  # seconds between single bytes of the body: a server that never stops sending
 
 
 def completion(content: str | None, *, finish_reason: str = "stop", usage=(11, 7, 18), model: str = "test-model") -> dict:
@@ -92,7 +93,12 @@ class FakeOpenAI:
                     for key, value in answer.headers.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not answer.drip:
+                        self.wfile.write(data)
+                    for byte in data if answer.drip else b"":
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(answer.drip)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client timed out and hung up
                 finally:

@@ -15,14 +15,17 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import openai
 from openai import OpenAI
+from openai.types.chat import ChatCompletion
 
 from drafter.data import Extraction, Prompt, Reply, TokenUsage
 from drafter.errors import ConfigError
+from drafter.limits import MAX_REPLY_CHARS, LimitExceeded, load_json
 from drafter.prompt import CANDIDATE_SCHEMA
 
 PLACEHOLDER_KEY = "not-needed-for-local-servers"
 RETRYABLE_STATUS = {408, 409, 429}
 # Words servers use when they do not support structured output (OpenAI, vLLM, Ollama, llama.cpp).
+MAX_BODY_BYTES = 4 * MAX_REPLY_CHARS + 65_536  # a reply at the character limit, in UTF-8, with its envelope
 SCHEMA_REJECTION_WORDS = ("response_format", "json_schema", "structured output", "unknown parameter", "unrecognized request argument")
 
 
@@ -101,7 +104,7 @@ class OpenAIBackend:
             attempt += 1
             structured = self._structured
             try:
-                response = self.client.chat.completions.create(**self._request(prompt, structured))
+                response = self._create(self._request(prompt, structured))
             except openai.APIStatusError as exc:
                 if structured and _rejects_schema(exc):
                     with self._lock:
@@ -112,13 +115,16 @@ class OpenAIBackend:
                     time.sleep(self._wait(attempt, _retry_after(exc)))
                     continue
                 return self._failure(prompt, started, attempt, f"HTTP {exc.status_code}: {_message(exc)}")
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                # APITimeoutError subclasses APIConnectionError; both are worth another try.
+            except (openai.APITimeoutError, openai.APIConnectionError, _OverDeadline) as exc:
+                # APITimeoutError subclasses APIConnectionError; all are worth another try.
                 if attempt <= self.retries:
                     time.sleep(self._wait(attempt, None))
                     continue
-                what = "timed out" if isinstance(exc, openai.APITimeoutError) else f"connection failed ({exc})"
+                what = ("timed out" if isinstance(exc, openai.APITimeoutError)
+                        else str(exc) if isinstance(exc, _OverDeadline) else f"connection failed ({exc})")
                 return self._failure(prompt, started, attempt, what)
+            except LimitExceeded as exc:
+                return self._failure(prompt, started, attempt, f"response over a limit: {exc}")
             except (openai.OpenAIError, ValueError) as exc:
                 # The client raises JSONDecodeError (a ValueError) for a body that is not JSON.
                 return self._failure(prompt, started, attempt, f"malformed response: {type(exc).__name__}: {exc}")
@@ -128,6 +134,25 @@ class OpenAIBackend:
                 return self._success(prompt, started, attempt, response)
             except Exception as exc:  # noqa: BLE001 - a 200 of an unexpected shape fails this target only
                 return self._failure(prompt, started, attempt, f"malformed response: {type(exc).__name__}: {exc}")
+
+    def _create(self, request: dict) -> ChatCompletion:
+        """One attempt, read in chunks against a deadline for the whole call: the client's timeout bounds each
+        read, so a server that drips a byte at a time would otherwise hold the call for ever."""
+        deadline = time.monotonic() + self.timeout
+        chunks: list[bytes] = []
+        size = 0
+        with self.client.chat.completions.with_streaming_response.create(**request) as raw:
+            for chunk in raw.iter_bytes():
+                if time.monotonic() > deadline:
+                    raise _OverDeadline(f"the response took longer than {self.timeout:g} s in all")
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise LimitExceeded(f"the response body is over {MAX_BODY_BYTES:,} bytes")
+                chunks.append(chunk)
+        body = load_json(b"".join(chunks).decode("utf-8"))
+        if not isinstance(body, dict):
+            raise ValueError(f"the body is a JSON {type(body).__name__}, not an object")
+        return ChatCompletion.construct(**body)
 
     def _request(self, prompt: Prompt, structured: bool) -> dict:
         request = {
@@ -185,6 +210,10 @@ class OpenAIBackend:
         if choice.finish_reason == "length":
             error = f"{self.name}: reply truncated at the token limit (finish_reason 'length'); raise --max-tokens"
         return Reply(prompt.target, text, error=error, usage=usage, seconds=seconds, model=model)
+
+
+class _OverDeadline(Exception):
+    """The whole call took longer than the backend's timeout."""
 
 
 def _usage(response) -> TokenUsage | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from drafter.data import RoundRecord
 
 if TYPE_CHECKING:
-    from drafter.pipeline import RunOutcome
+    from drafter.data import RunOutcome
     from drafter.report.model import CandidateEntry, MutantEntry, RunReport
 
 

@@ -49,3 +49,32 @@ def test_lone_surrogates_in_a_reply_neither_crash_parse_nor_the_run_folder(targe
     assert drafted.verdict.accepted, drafted.verdict
     write_text(tmp_path / "reply.txt", text)
     assert (tmp_path / "reply.txt").read_text(encoding="utf-8").endswith("\\udfff")
+
+
+def test_a_name_longer_than_a_file_name_may_be_still_gets_a_file(target, shop_extraction, tmp_path):
+    from drafter.render import render
+
+    long_one = dict(good_candidate(target), name="n" * 400)
+    short_one = good_candidate(target)
+    drafted = lint(parse_reply(Reply(target.id, json.dumps({"candidates": [long_one, short_one]})), target),
+                   target, shop_extraction)
+    paths = [render(d.candidate, target, shop_extraction, max_examples=10).path for d in drafted]
+    assert paths[1].endswith("/test_never_below_the_amount.py")  # a normal name is kept as it is
+    assert len(set(paths)) == 2 and all(len(part) <= 255 for p in paths for part in p.split("/"))
+    for path in paths:
+        write_text(tmp_path / path, "pass\n")  # ENAMETOOLONG before names were bounded
+
+
+@pytest.mark.parametrize("body, why", [
+    ("assert apply_tax(amount, rate) " + "+ amount " * 30_000 + ">= 0", "characters (the limit is 20,000)"),
+    ("assert apply_tax(amount, rate) " + "+ amount " * 1_500 + ">= 0", "nests more than 100 levels deep"),
+    ("assert " + "(lambda: " * 500 + "apply_tax(amount, rate)" + ")()" * 500 + " >= 0", "nested too deeply"),
+])
+def test_a_body_the_parser_cannot_survive_is_rejected_beside_a_good_one(target, shop_extraction, body, why):
+    assert target.id.endswith(":apply_tax")
+    hostile = dict(good_candidate(target), name="hostile", body=body)
+    drafted = lint(parse_reply(Reply(target.id, json.dumps({"candidates": [hostile, good_candidate(target)]})), target),
+                   target, shop_extraction)
+    bad, good = (d.verdict for d in drafted)
+    assert (bad.reason, why in bad.detail) == ("syntax", True), bad
+    assert good.accepted

@@ -39,3 +39,4 @@ def test_a_run_leaves_src_cwd_and_home_as_they_were(tmp_path, monkeypatch, cwd_i
     report = json.loads((tmp_path / "ws" / "latest" / "report.json").read_text())
     assert any(c["stage"] == "kept" for c in report["candidates"])  # Hypothesis really ran
     assert {"src": listing(src), "cwd": listing(cwd), "home": listing(home)} == before
+

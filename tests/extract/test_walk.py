@@ -2,12 +2,12 @@
 
 import shutil
 import time
-from pathlib import Path
 
 import pytest
 
 from drafter.errors import SourceError
-from drafter.extract import extract, list_corpus
+from drafter.extract import extract
+from drafter.walk import list_corpus
 
 GOOD = "def kept(x: int) -> int:\n    return x\n"
 
@@ -103,3 +103,40 @@ def test_src_is_left_untouched(shop_src, tmp_path, tree_digest):
     assert extraction.targets
     assert tree_digest(src) == before
     assert not list(src.rglob("__pycache__"))
+
+
+def test_hostile_files_are_skipped_with_a_reason_and_the_rest_extracted(write_tree, tmp_path, monkeypatch):
+    import os
+
+    from drafter import walk
+
+    monkeypatch.setattr(walk, "MAX_SOURCE_BYTES", 10_000)
+    src = write_tree({"pkg/__init__.py": "", "pkg/good.py": GOOD, "pkg/huge.py": GOOD + "#" * 20_000 + "\n"})
+    os.mkfifo(src / "pkg" / "fifo.py")  # opening it would block for ever
+    (src / "pkg" / "loop.py").symlink_to(src / "pkg" / "loop.py")
+    (tmp_path / "outside.py").write_text(GOOD)
+    (src / "pkg" / "escape.py").symlink_to(tmp_path / "outside.py")
+    (src / "pkg" / "alias.py").symlink_to(src / "pkg" / "good.py")  # inside SRC: read like any module
+    (src / "pkg" / "sub").mkdir()
+    (src / "pkg" / "sub" / "again").symlink_to(src / "pkg", target_is_directory=True)  # a folder loop
+    os.close(os.open(os.path.join(os.fsencode(src / "pkg"), b"bad\xffname.py"), os.O_CREAT | os.O_WRONLY))
+
+    extraction = extract(src)
+    assert [t.id for t in extraction.targets] == ["pkg.alias:kept", "pkg.good:kept"]
+    reasons = {e.file: e.reason for e in extraction.errors}
+    assert "FIFO" in reasons["pkg/fifo.py"]
+    assert "loops" in reasons["pkg/loop.py"]
+    assert "outside SRC" in reasons["pkg/escape.py"]
+    assert "over the limit" in reasons["pkg/huge.py"]
+    assert "not valid UTF-8" in reasons["pkg/bad\\xffname.py"]
+
+
+def test_corpus_names_that_utf8_cannot_carry_are_escaped(tmp_path):
+    import os
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "plain.txt").write_text("x")
+    os.close(os.open(os.path.join(os.fsencode(corpus), b"odd\xfe.bin"), os.O_CREAT | os.O_WRONLY))
+    (corpus / "loop").symlink_to(corpus, target_is_directory=True)
+    assert list_corpus([corpus]) == ("odd\\xfe.bin", "plain.txt")  # a folder symlink is not followed

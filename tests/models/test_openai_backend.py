@@ -158,3 +158,26 @@ def test_odd_token_counts_are_recorded_as_zero_not_a_crash(openai_server, oa, pr
     openai_server.queue = [oa.Scripted(body=odd)]
     (reply,) = run(backend(openai_server), ["pkg.mod:f"], prompts_for, extraction_of, build_target)
     assert reply.text == GOOD and reply.usage == TokenUsage(0, 3, 3)
+
+
+def test_a_server_that_drips_bytes_is_cut_off_at_the_whole_call_deadline(openai_server, oa, prompts_for,
+                                                                         extraction_of, build_target):
+    import time
+
+    dripping = oa.Scripted(body=oa.completion(GOOD), drip=0.05)  # each read is quick; the whole body takes ~15 s
+    openai_server.queue = [dripping, oa.Scripted(body=oa.completion(GOOD))]
+    be = backend(openai_server, concurrency=1, retries=0, timeout=1.0)
+    started = time.monotonic()
+    slow, fast = run(be, ["pkg.mod:f", "pkg.mod:g"], prompts_for, extraction_of, build_target)
+    assert time.monotonic() - started < 8
+    assert slow.text is None and "longer than 1 s in all" in slow.error
+    assert fast.text == GOOD and fast.error is None
+
+
+def test_a_body_nested_past_the_limit_is_an_error_reply_not_a_crash(openai_server, oa, prompts_for, extraction_of,
+                                                                   build_target):
+    openai_server.queue = [oa.Scripted(body="[" * 100_000 + "]" * 100_000), oa.Scripted(body=oa.completion(GOOD))]
+    bad, good = run(backend(openai_server, concurrency=1), ["pkg.mod:f", "pkg.mod:g"], prompts_for, extraction_of,
+                    build_target)
+    assert bad.text is None and "nested" in bad.error
+    assert good.text == GOOD

@@ -1,0 +1,112 @@
+"""Which target modules import, checked in a boxed child interpreter with a time budget per module.
+
+A module that hangs or kills the interpreter costs only itself: the check goes on with the modules after it
+in a new child. One line per failing module reaches the console; tracebacks go to the run's log."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+IMPORT_BUDGET_SECONDS = 20.0  # per module, on top of the child's own start
+CHILD_STARTUP_SECONDS = 30.0
+
+CHILD = "from drafter.importcheck import child_main; child_main()"
+
+
+def import_failures(source_dir: Path, modules: Sequence[str], budget: float = IMPORT_BUDGET_SECONDS,
+                    log: Path | None = None) -> dict[str, str]:
+    """{module: one-line reason} for modules that do not import from source_dir."""
+    failures: dict[str, str] = {}
+    tracebacks: list[str] = []
+    remaining = list(modules)
+    while remaining:
+        done, why, stuck = _check(Path(source_dir).resolve(), remaining, budget)
+        for module, error, trace in done:
+            if error is not None:
+                failures[module] = error
+                tracebacks.append(f"--- {module}\n{trace}")
+        finished = {module for module, _, _ in done}
+        if stuck is not None:
+            failures[stuck] = why
+            tracebacks.append(f"--- {stuck}\n{why}")
+            finished.add(stuck)
+        elif why:  # the child failed before any module: every remaining one shares the reason
+            failures.update({m: why for m in remaining if m not in finished})
+            tracebacks.append(f"--- all remaining modules\n{why}")
+            break
+        remaining = [m for m in remaining if m not in finished]
+    if log is not None and tracebacks:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("\n".join(tracebacks) + "\n", encoding="utf-8", errors="backslashreplace")
+    return failures
+
+
+def _check(source_dir: Path, modules: list[str], budget: float) -> tuple[list[tuple], str, str | None]:
+    """(finished (module, error, traceback) rows, why the child stopped early, the module it stopped in)."""
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(source_dir), *modules], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=source_dir.parent,
+                             env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    done: list[tuple] = []
+    current: str | None = None
+    deadline = time.monotonic() + CHILD_STARTUP_SECONDS
+    buffer = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(child.stdout, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(timeout=left):
+                child.kill()
+                child.wait()
+                limit = f"{budget:g} s" if current else f"{CHILD_STARTUP_SECONDS:g} s to start"
+                return done, f"importing took longer than {limit}", current
+            chunk = os.read(child.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                event = json.loads(line)
+                if "start" in event:
+                    current, deadline = event["start"], time.monotonic() + budget
+                else:
+                    done.append((event["done"], event.get("error"), event.get("traceback", "")))
+                    current = None
+    stderr = child.stderr.read().decode("utf-8", "backslashreplace").strip()
+    code = child.wait()
+    if current is None and code == 0:
+        return done, "", None
+    cause = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+    return done, f"the import check died ({cause}){': ' + stderr[-300:] if stderr else ''}", current
+
+
+def child_main() -> None:
+    """In the child: the workers' box, then each module in turn, one JSON line before and after."""
+    import importlib
+    import traceback
+
+    from drafter.execute import start_worker
+
+    source_dir, *modules = sys.argv[1:]
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="backslashreplace")
+    os.dup2(2, 1)  # what a module prints at import must not mix with our lines
+
+    def say(**event) -> None:
+        channel.write(json.dumps(event) + "\n")
+        channel.flush()
+
+    start_worker(source_dir)
+    for module in modules:
+        say(start=module)
+        try:
+            importlib.import_module(module)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt at import fail the module too
+            say(done=module, error=f"{type(exc).__name__}: {exc}".strip(), traceback=traceback.format_exc())
+        else:
+            say(done=module)

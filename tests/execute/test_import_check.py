@@ -1,0 +1,42 @@
+"""The import check: boxed, a budget per module, one bad module never costs the others."""
+
+import os
+import time
+
+from drafter.importcheck import import_failures
+
+MODULES = {
+    "pkg/__init__.py": "",
+    "pkg/a_good.py": "print('chatter at import must not confuse the check')\nVALUE = 1\n",
+    "pkg/b_sleeps.py": "import time\ntime.sleep(30)\n",
+    "pkg/c_exits.py": "import os\nos._exit(3)\n",
+    "pkg/d_raises.py": "raise ValueError('needs a config file')\n",
+    "pkg/e_writes_home.py": "import os\nopen(os.path.expanduser('~/drafter-was-here'), 'w').write('x')\n",
+    "pkg/f_reads_key.py": "import os\nassert 'OPENAI_API_KEY' not in os.environ, 'the key leaked'\n",
+    "pkg/g_good.py": "VALUE = 2\n",
+}
+
+
+def test_each_module_is_judged_alone_within_its_budget(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    source = tmp_path / "run" / "source"
+    for rel, text in MODULES.items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_text(text)
+    modules = sorted(rel[:-3].replace("/", ".") for rel in MODULES if not rel.endswith("__init__.py"))
+    log = tmp_path / "run" / "logs" / "import_check.log"
+
+    started = time.monotonic()
+    failures = import_failures(source, modules, budget=2.0, log=log)
+    assert time.monotonic() - started < 25  # one sleeping module costs its budget, not 30 s
+
+    assert set(failures) == {"pkg.b_sleeps", "pkg.c_exits", "pkg.d_raises", "pkg.e_writes_home"}
+    assert failures["pkg.b_sleeps"] == "importing took longer than 2 s"
+    assert "exit code 3" in failures["pkg.c_exits"]
+    assert failures["pkg.d_raises"] == "ValueError: needs a config file"
+    assert "sandbox" in failures["pkg.e_writes_home"] and not (home / "drafter-was-here").exists()
+    assert "Traceback" in log.read_text() and "needs a config file" in log.read_text()
+    assert os.listdir(home) == []
