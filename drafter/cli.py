@@ -88,11 +88,14 @@ NoCacheOpt = Annotated[
 RoundsOpt = Annotated[
     Optional[int],
     typer.Option("--rounds", min=1, max=20, help="Feedback rounds: after each, targets with surviving mutants or "
-                 "rejected candidates are asked again with that evidence (default 1)."),
+                 f"rejected candidates are asked again with that evidence. Default: {DEFAULTS.rounds}."),
 ]
-MaxCallsOpt = Annotated[Optional[int], typer.Option("--max-calls", min=1, help="Cap on model calls over the whole run (every round).")]
+MaxCallsOpt = Annotated[
+    Optional[int], typer.Option("--max-calls", min=1, help="Cap on model calls over the whole run (every round). Default: no cap.")
+]
 MaxTokensOpt = Annotated[
-    Optional[int], typer.Option("--max-tokens", min=1, help="Cap on model tokens (prompt + completion) over the whole run.")
+    Optional[int],
+    typer.Option("--max-tokens", min=1, help="Cap on model tokens (prompt + completion) over the whole run. Default: no cap."),
 ]
 FailUnderKeptOpt = Annotated[
     Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs). Default: off.")
