@@ -138,3 +138,16 @@ def test_rounds_and_budgets_are_config_keys(tmp_path):
     (tmp_path / "drafter.toml").write_text("rounds = 0\n")
     with pytest.raises(ConfigError, match="'rounds' has a bad value 0"):
         load_settings(tmp_path)
+
+
+def test_replay_of_a_run_folder_answers_its_feedback_rounds_too(tmp_path):
+    replies = tmp_path / "run" / "replies"
+    (replies / "round2").mkdir(parents=True)
+    (replies / "shop.billing.clamp_discount.txt").write_text("first")
+    (replies / "round2" / "shop.billing.clamp_discount.txt").write_text("second")
+    (replies / "round2" / "shop.billing.apply_tax.txt").write_text("# no reply: HTTP 500\n")
+    backend = load_backend(f"replay:{tmp_path / 'run'}")
+    one, two, failed = backend.propose([Prompt("shop.billing:clamp_discount", "s", "u"),
+                                        Prompt("shop.billing:clamp_discount", "s", "f", round=2),
+                                        Prompt("shop.billing:apply_tax", "s", "f", round=2)], EXTRACTION)
+    assert (one.text, two.text, failed.text) == ("first", "second", None)
