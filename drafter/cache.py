@@ -43,6 +43,8 @@ class CacheKey:
     def for_prompt(self, prompt: Prompt) -> str:
         fields = [CACHE_VERSION, self.backend, self.server, self.model, self.template_version, repr(self.temperature),
                   prompt.system, prompt.user]
+        if prompt.history:  # a feedback round: the same feedback after another conversation is another question
+            fields.append([list(turn) for turn in prompt.history])
         return hashlib.sha256(json.dumps(fields).encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -85,6 +85,18 @@ NoCacheOpt = Annotated[
     bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt. Default: off "
                               "(cached replies are reused).")
 ]
+RoundsOpt = Annotated[
+    Optional[int],
+    typer.Option("--rounds", min=1, max=20, help="Feedback rounds: after each, targets with surviving mutants or "
+                 f"rejected candidates are asked again with that evidence. Default: {DEFAULTS.rounds}."),
+]
+MaxCallsOpt = Annotated[
+    Optional[int], typer.Option("--max-calls", min=1, help="Cap on model calls over the whole run (every round). Default: no cap.")
+]
+MaxTokensOpt = Annotated[
+    Optional[int],
+    typer.Option("--max-tokens", min=1, help="Cap on model tokens (prompt + completion) over the whole run. Default: no cap."),
+]
 FailUnderKeptOpt = Annotated[
     Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs). Default: off.")
 ]
@@ -259,6 +271,9 @@ def run(
     no_cache: NoCacheOpt = False,
     fail_under_kept: FailUnderKeptOpt = None,
     fail_under_score: FailUnderScoreOpt = None,
+    rounds: RoundsOpt = None,
+    max_calls: MaxCallsOpt = None,
+    max_tokens: MaxTokensOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
@@ -268,7 +283,7 @@ def run(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
-        cache=False if no_cache else None,
+        cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens,
     )
     _print_run(result, fail_under_kept, fail_under_score)
 

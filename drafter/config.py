@@ -29,6 +29,9 @@ class Settings:
     timeout: float = 60.0
     retries: int = 3
     cache: bool = True  # reuse stored replies of remote models for identical prompts
+    rounds: int = 1  # feedback rounds: after each, targets with survivors or rejections are asked again
+    max_calls: int | None = None  # model calls of the whole run (every round); None: no cap
+    max_tokens: int | None = None  # model tokens (prompt + completion) of the whole run; None: no cap
 
 
 PATH_KEYS = {"workspace", "prompts", "known_bad", "changed_since"}
@@ -36,7 +39,7 @@ PATH_LIST_KEYS = {"corpus"}
 STR_LIST_KEYS = {"select"}
 # key -> (smallest, largest) allowed value
 INT_RANGES = {"jobs": (1, 256), "max_examples": (1, 100_000), "seeds": (1, 1_000), "concurrency": (1, 256),
-              "retries": (0, 100)}
+              "retries": (0, 100), "rounds": (1, 20), "max_calls": (1, 10_000_000), "max_tokens": (1, 10**12)}
 FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0)}
 BOOL_KEYS = {"cache"}
 

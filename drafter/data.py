@@ -128,6 +128,8 @@ class Prompt:
     target: str
     system: str
     user: str
+    history: tuple[tuple[str, str], ...] = ()  # (role, text) turns between system and user: a feedback round's conversation
+    round: int = 1
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,7 @@ class Reply:
     usage: TokenUsage | None = None
     seconds: float = 0.0
     model: str = ""
+    round: int = 1
 
 
 # ---------------------------------------------------------------- candidates
@@ -188,6 +191,7 @@ class Drafted:
     raw: Any  # the item exactly as the model sent it
     candidate: Candidate | None
     verdict: Verdict
+    round: int = 1  # the feedback round whose reply proposed it
 
 
 # ---------------------------------------------------------------- back half
@@ -274,6 +278,7 @@ class DraftOutcome:
     warnings: tuple[str, ...]
     stage_seconds: dict[str, float]
     prompts_version: str = ""  # template version + hash of the texts that built the prompts
+    backend: object = field(default=None, repr=False, compare=False)  # asked again in feedback rounds
 
 
 @dataclass(frozen=True)
@@ -288,3 +293,55 @@ class RunOutcome:
     warnings: tuple[str, ...]
     stage_seconds: dict[str, float]
     settings: dict  # the settings that shape results, recorded in the report
+    rounds: tuple[RoundRecord, ...] = ()  # feedback rounds: who was asked in each, why targets stopped
+
+
+# ---------------------------------------------------------------- feedback rounds
+
+
+@dataclass(frozen=True)
+class FeedbackMutant:
+    """A mutant that no kept candidate catches, as the next round's prompt shows it."""
+
+    id: str
+    description: str
+    line: int
+    diff: str  # short: the changed lines with one line of context
+
+
+@dataclass(frozen=True)
+class FeedbackRejection:
+    """A candidate of the last round that was not kept, and why."""
+
+    name: str
+    kind: str
+    stage: str
+    reason: str
+    detail: str  # for an unsound candidate: the failure, with the failing line of the test
+    counterexample: str | None = None  # Hypothesis's shrunk falsifying example
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The evidence of one finished round for one target, cut to the prompt's size budget."""
+
+    target: str
+    round: int  # the round the evidence comes from; the prompt asks for round + 1
+    survivors: tuple[FeedbackMutant, ...]
+    survivors_total: int
+    survivor_lines: int  # distinct lines among all survivors
+    rejections: tuple[FeedbackRejection, ...]
+    rejections_total: int
+    kept: tuple[tuple[str, str], ...]  # (name, kind) of every candidate kept so far
+    used_names: tuple[str, ...]
+    unevaluated: int = 0  # mutants no sound candidate has met yet
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """Who was asked in one round and why targets stop after it."""
+
+    round: int
+    asked: tuple[str, ...]  # targets whose prompt went to the backend (or the cache)
+    not_asked: tuple[str, ...] = ()  # targets the call or token budget kept from being asked
+    stopped: dict[str, str] = field(default_factory=dict)  # target -> why it gets no further round

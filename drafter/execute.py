@@ -228,7 +228,29 @@ def _classify(exc: BaseException, seconds: float, source_root: Path, body: types
         error = f"drawing the inputs raised before the test body ran: {error}" + (f" ({drawing})" if drawing else "")
     else:
         status = "failed"
+        error += _failing_line(exc, body)
     return RunOutcome(status, seconds, type(exc).__name__, error[:2000], example, in_source, in_target)
+
+
+def _failing_line(exc: BaseException, body: types.CodeType) -> str:
+    """` (failing line: <statement>)`, the line of the test body that raised: a bare `assert` says nothing else,
+    and a feedback round shows the model which of its assertions failed."""
+    import linecache
+
+    lines = [tb.tb_lineno for tb in _traceback_frames(exc) if tb.tb_frame.f_code is body]
+    if not lines:
+        return ""
+    text = linecache.getline(body.co_filename, lines[-1]).strip()
+    return f" (failing line: {text})" if text else ""
+
+
+def _traceback_frames(exc: BaseException) -> list[types.TracebackType]:
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    return frames
 
 
 def _traceback_codes(exc: BaseException) -> list[types.CodeType]:

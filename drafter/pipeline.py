@@ -27,6 +27,7 @@ from drafter.prompt import build_prompts, template_version
 from drafter.render import RenderError, render
 from drafter.report import RunReport, build_report, write_reports
 from drafter.report.model import Carry
+from drafter.rounds import Budget, Stages, call_rows, more_rounds
 from drafter.runfolder import (
     abandon_run,
     check_separate,
@@ -179,10 +180,18 @@ def reply_cache(settings: Settings, backend) -> ReplyCache | None:
     return ReplyCache(settings.workspace.resolve() / "cache" / "replies", key)
 
 
-def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extraction: Extraction, on_reply) -> list[Reply]:
-    """Replies in prompt order: stored ones from the cache, the others from the backend (then stored)."""
+def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extraction: Extraction, on_reply,
+                       budget: Budget | None = None) -> list[Reply]:
+    """Replies in prompt order: stored ones from the cache, the others from the backend (then stored), within
+    the run's call and token budget; each reply carries its prompt's round."""
+    budget = budget or Budget()
+    chunk = getattr(backend, "concurrency", None) or len(prompts)
+
+    def ask(batch):
+        return backend.propose(batch, extraction, on_reply=on_reply)
+
     if cache is None:
-        return backend.propose(prompts, extraction, on_reply=on_reply)
+        return [replace(r, round=p.round) for p, r in zip(prompts, budget.ask(ask, prompts, chunk))]
     cached = {}
     for prompt in prompts:
         reply = cache.get(prompt)
@@ -190,14 +199,14 @@ def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extract
             cached[prompt.target] = reply
             on_reply(reply)
     missing = [p for p in prompts if p.target not in cached]
-    fresh = backend.propose(missing, extraction, on_reply=on_reply) if missing else []
+    fresh = budget.ask(ask, missing, chunk) if missing else []
     for prompt, reply in zip(missing, fresh):
         cache.put(prompt, reply)
         cached[prompt.target] = reply
-    return [cached[p.target] for p in prompts]
+    return [replace(cached[p.target], round=p.round) for p in prompts]
 
 
-def _draft(src: Path, settings: Settings, reporter: Reporter) -> DraftOutcome:
+def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | None = None) -> DraftOutcome:
     clock = StageClock()
     src = resolve_src(src)
     check_separate(src, settings.workspace)
@@ -226,11 +235,12 @@ def _draft(src: Path, settings: Settings, reporter: Reporter) -> DraftOutcome:
     run_dir = new_run_dir(settings.workspace)
     with abandoned_on_error(run_dir):
         write_json(run_dir / "fingerprints.json", fingerprints)
-        return _draft_into(run_dir, src, settings, reporter, backend, clock, extraction, prompts, warnings)
+        return _draft_into(run_dir, src, settings, reporter, backend, clock, extraction, prompts, warnings,
+                           budget or Budget(settings.max_calls, settings.max_tokens))
 
 
 def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter, backend, clock: StageClock,
-                extraction: Extraction, prompts: list, warnings: list[str]) -> DraftOutcome:
+                extraction: Extraction, prompts: list, warnings: list[str], budget: Budget) -> DraftOutcome:
     write_json(run_dir / "targets.json", extraction)
     for prompt in prompts:
         write_text(run_dir / "prompts" / f"{target_slug(prompt.target)}.txt", f"### system\n{prompt.system}\n### user\n{prompt.user}")
@@ -242,7 +252,7 @@ def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter
     reporter.stage("model", total=len(prompts))
     with clock.measure("model"):
         cache = reply_cache(settings, backend)
-        replies = propose_with_cache(backend, cache, prompts, extraction, lambda _reply: reporter.advance())
+        replies = propose_with_cache(backend, cache, prompts, extraction, lambda _reply: reporter.advance(), budget)
     if cache is not None:
         warnings.extend(cache.warnings)
         if cache.hits:
@@ -252,11 +262,7 @@ def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter
     for reply in replies:
         body = reply.text if reply.text is not None else f"# no reply: {reply.error}\n"
         write_text(run_dir / "replies" / f"{target_slug(reply.target)}.txt", body)
-    write_json(run_dir / "model_calls.json", [
-        {"target": r.target, "model": r.model or backend.name, "seconds": round(r.seconds, 3), "usage": r.usage,
-         "error": r.error, "cached": cache is not None and r.target in cache.hits}
-        for r in replies
-    ])
+    write_json(run_dir / "model_calls.json", call_rows(replies, backend.name, cache.hits if cache else set(), budget))
 
     reporter.stage("parse+lint", total=len(replies))
     drafted: list[Drafted] = []
@@ -283,6 +289,7 @@ def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
         prompts_version=prompts_version,
+        backend=backend,
     )
 
 
@@ -294,7 +301,8 @@ def write_candidates(run_dir: Path, model: str, prompts_version: str, drafted, *
 
 def candidate_row(d: Drafted) -> dict:
     status = "kept" if d.verdict.stage == "kept" else "accepted" if d.verdict.accepted else "rejected"
-    row = {"id": d.id, "target": d.target, "status": status, "stage": d.verdict.stage, "reason": d.verdict.reason}
+    row = {"id": d.id, "target": d.target, "status": status, "stage": d.verdict.stage, "reason": d.verdict.reason,
+           "round": d.round}
     if d.verdict.detail:
         row["detail"] = d.verdict.detail
     row["candidate"] = d.raw
@@ -385,10 +393,13 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
     reporter = reporter or Quiet()
     if settings.known_bad is not None and not settings.known_bad.is_dir():
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
-    drafted_run = _draft(src, settings, reporter)
+    budget = Budget(settings.max_calls, settings.max_tokens)
+    drafted_run = _draft(src, settings, reporter, budget)
     with abandoned_on_error(drafted_run.run_dir):
         with hypothesis_storage_in(drafted_run.run_dir):
             outcome = _back_half(drafted_run, settings, reporter)
+            outcome = more_rounds(outcome, settings, budget, reporter, ROUND_STAGES)
+        write_candidates(drafted_run.run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)
         report = build_report(outcome, carry)
         if carry is not None:
             carry.copy_kept_files(drafted_run.run_dir)
@@ -454,3 +465,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
     )
     write_candidates(run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)
     return outcome
+
+
+# Feedback rounds (drafter/rounds.py) run these same stages on each round's new candidates.
+ROUND_STAGES = Stages(ask=propose_with_cache, cache=reply_cache, render=render_stage, mutants=mutant_stage, keep=keep_stage)

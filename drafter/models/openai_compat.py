@@ -31,6 +31,7 @@ SCHEMA_REJECTION_WORDS = ("response_format", "json_schema", "structured output",
 
 class OpenAIBackend:
     remote = True  # a run where every call failed is an environment error, not an empty draft
+    answers_feedback = True  # a feedback round is a conversation: the prompt's history goes before its user turn
 
     def __init__(
         self,
@@ -158,6 +159,7 @@ class OpenAIBackend:
             "model": self.model,
             "messages": [
                 {"role": "system", "content": prompt.system},
+                *({"role": role, "content": text} for role, text in prompt.history),
                 {"role": "user", "content": prompt.user},
             ],
             "temperature": self.temperature,

@@ -13,14 +13,24 @@ from drafter.limits import LimitExceeded, load_json
 from drafter.runfolder import target_slug
 
 
+ROUNDS_KEY = "rounds"  # never a target id: those always hold a ":"
+
+
 class ReplayBackend:
-    """Maps target id -> the raw reply text (a string, used verbatim) or a reply object (re-serialised)."""
+    """Maps target id -> the raw reply text (a string, used verbatim) or a reply object (re-serialised).
+
+    Feedback rounds: `"rounds": {"2": {target id: reply}, ...}` beside the round-1 keys (a run folder keeps
+    them as replies/round2/*.txt)."""
+
+    answers_feedback = True
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.name = f"replay:{path}"
         # A past run's folder (or its replies/) replays what the model said then, one file per target.
-        self.replies = _load_folder(self.path) if self.path.is_dir() else _load(self.path)
+        replies = _load_folder(self.path) if self.path.is_dir() else _load(self.path)
+        self.later_rounds = _later_rounds(replies.pop(ROUNDS_KEY, {}), self.path)
+        self.replies = replies
         # Keys naming no extracted target; filled by propose() so the pipeline can warn about them.
         self.unknown_targets: tuple[str, ...] = ()
 
@@ -33,21 +43,25 @@ class ReplayBackend:
         if self.path.is_dir():  # file names are target slugs: map them back to ids
             slugs = {target_slug(t.id): t.id for t in extraction.targets} | {target_slug(p.target): p.target for p in prompts}
             self.replies = {slugs.get(k, k): v for k, v in self.replies.items()}
+            self.later_rounds = {n: {slugs.get(k, k): v for k, v in r.items()} for n, r in self.later_rounds.items()}
         known = {t.id for t in extraction.targets} | {p.target for p in prompts}
-        self.unknown_targets = tuple(sorted(set(self.replies) - known))
+        keys = set(self.replies).union(*self.later_rounds.values())
+        self.unknown_targets = tuple(sorted(keys - known))
         replies = []
         for prompt in prompts:
-            reply = self._reply(prompt.target)
+            reply = self._reply(prompt.target, prompt.round)
             replies.append(reply)
             if on_reply:
                 on_reply(reply)
         return replies
 
-    def _reply(self, target: str) -> Reply:
+    def _reply(self, target: str, round_number: int = 1) -> Reply:
         started = time.perf_counter()
-        if target not in self.replies:
-            return Reply(target, None, error=f"no reply for this target in {self.path}", model=self.name)
-        value = self.replies[target]
+        replies = self.replies if round_number == 1 else self.later_rounds.get(round_number, {})
+        if target not in replies:
+            where = f"round {round_number} of {self.path}" if round_number > 1 else str(self.path)
+            return Reply(target, None, error=f"no reply for this target in {where}", model=self.name)
+        value = replies[target]
         if isinstance(value, str):
             text = value
         elif isinstance(value, (dict, list)):
@@ -82,12 +96,35 @@ def _load(path: Path) -> dict:
     return data
 
 
+def _later_rounds(value, path: Path) -> dict[int, dict]:
+    """Round number -> {target: reply} from the "rounds" entry; a malformed entry names the file and key."""
+    if not isinstance(value, dict):
+        raise ModelError(f"replay file {path}: \"{ROUNDS_KEY}\" must map round numbers to objects of replies")
+    rounds = {}
+    for key, replies in value.items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) >= 2) or not isinstance(replies, dict):
+            raise ModelError(f"replay file {path}: \"{ROUNDS_KEY}\" key {key!r} must be a round number from 2 "
+                             "whose value maps target ids to replies")
+        rounds[int(key)] = replies
+    return rounds
+
+
 def _load_folder(path: Path) -> dict:
-    """Slug -> reply text from a run folder's replies/*.txt; calls that failed then ("# no reply: ...") are absent."""
+    """Slug -> reply text from a run folder's replies/*.txt (feedback rounds under "rounds" from replies/roundN/);
+    calls that failed then ("# no reply: ...") are absent."""
     folder = path / "replies" if (path / "replies").is_dir() else path
     files = sorted(folder.glob("*.txt"))
     if not files:
         raise ModelError(f"replay folder {path}: no replies/*.txt in it; give a run folder, its replies/ or a JSON file")
+    replies = _read_replies(files)
+    later = {sub.name.removeprefix("round"): _read_replies(sorted(sub.glob("*.txt")))
+             for sub in sorted(folder.glob("round*")) if sub.is_dir() and sub.name.removeprefix("round").isdigit()}
+    if later:
+        replies[ROUNDS_KEY] = later
+    return replies
+
+
+def _read_replies(files: list[Path]) -> dict:
     replies = {}
     for file in files:
         try:

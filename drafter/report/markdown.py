@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from drafter.report.model import FACED_MUTANTS, RunReport
+from drafter.report.rounds import rounds_markdown, score_by_round
 
 SHOWN_SURVIVORS = 5  # per target
 SHOWN_REJECTIONS = 10  # per reason
@@ -47,6 +48,7 @@ def render_markdown(report: RunReport) -> str:
     ]
     if report.warnings:
         lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
+    lines += rounds_markdown(report)
 
     candidates_by_target = defaultdict(list)
     for c in report.candidates:
@@ -62,6 +64,7 @@ def render_markdown(report: RunReport) -> str:
         lines.append(
             f"{target.file}:{target.line} · fingerprint `{target.fingerprint}` · "
             f"mutation score {_score(target.killed, target.mutants)}"
+            + (f" (by round: {score_by_round(report, target.id)})" if score_by_round(report, target.id) else "")
         )
         lines.append("")
         if target.note:
@@ -70,7 +73,7 @@ def render_markdown(report: RunReport) -> str:
         if kept:
             lines += ["**Kept**", ""]
             for c in kept:
-                lines.append(f"- `{c.name}` ({c.kind}) → `{c.file}`")
+                lines.append(f"- `{c.name}` ({c.kind}, round {c.round}) → `{c.file}`")
                 lines.append(f"  - kills {len(c.kills)}: "
                              + "; ".join(mutant_descriptions.get(k, k) for k in c.kills[:SHOWN_KILLS]))
                 if len(c.kills) > SHOWN_KILLS:

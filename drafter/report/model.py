@@ -11,6 +11,7 @@ from pathlib import Path
 
 from drafter.data import RunOutcome, TokenUsage, to_jsonable
 from drafter.errors import ConfigError
+from drafter.report.rounds import caught_in_round, rounds_summary
 from drafter.runfolder import git_commit, run_id, tree_hash
 
 REPORT_VERSION = 1
@@ -49,6 +50,7 @@ class CandidateEntry:
     counterexample_shape: str | None  # what the candidate claims to catch
     rationale: str | None
     carried_from: str | None = None
+    round: int = 1  # the feedback round whose reply proposed it
     # mutant id -> outcome (assertion | crash | timeout | survived | invalid) of every pair the kill matrix
     # evaluated; a mutant of the target missing here was never evaluated against this candidate
     outcomes: dict[str, str] = field(default_factory=dict)
@@ -65,6 +67,7 @@ class MutantEntry:
     killed_by: tuple[str, ...]  # kept candidates only
     diff: str
     fresh_process: str | None = None  # why it could not be switched in-process
+    caught_in_round: int | None = None  # the first round whose kept candidates catch it
 
 
 @dataclass(frozen=True)
@@ -209,14 +212,17 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 counterexample=check.counterexample if check and check.status != "sound" else None,
                 counterexample_shape=candidate.counterexample if candidate else None,
                 rationale=(candidate.rationale or None) if candidate else None,
+                round=item.round,
                 outcomes={r.mutant_id: r.outcome for r in sorted(results, key=lambda r: r.mutant_id)},
             )
         )
 
+    round_of = {d.id: d.round for d in outcome.drafted}
     mutants = []
     for mutant in outcome.mutants:
         # A mutant counts as caught only by the oracle a human would promote: the kept candidates.
         results = [r for r in results_by_mutant.get(mutant.id, []) if r.candidate_id in kept_ids]
+        killers = sorted(r.candidate_id for r in results if r.killed)
         mutants.append(
             MutantEntry(
                 id=mutant.id,
@@ -228,6 +234,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 killed_by=tuple(sorted(r.candidate_id for r in results if r.killed)),
                 diff=mutant.diff,
                 fresh_process=matrix.fresh_process.get(mutant.id),
+                caught_in_round=caught_in_round(killers, round_of) if mutant.id not in invalid else None,
             )
         )
 
@@ -252,6 +259,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         )
         score[target.id] = round(killed / len(own_mutants), 3) if own_mutants else None
 
+    rounds = rounds_summary(outcome, candidates, mutants)  # fresh targets only: carried ones ran no round here
     target_notes = dict(draft.target_notes)
     if carry is not None:
         # Carried entries keep their verdicts; the summary below counts them like fresh ones.
@@ -289,6 +297,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         },
         "seconds": outcome.stage_seconds,
         "tokens": _total_usage(outcome),
+        "rounds": rounds,
     }
     return RunReport(
         version=REPORT_VERSION,

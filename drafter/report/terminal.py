@@ -95,5 +95,9 @@ def print_run_summary(console: Console, report, report_paths) -> None:
         f"{s['mutants']['invalid']} invalid; kill matrix {s['matrix']['evaluations']} evaluations "
         f"in {s['matrix']['seconds']:.1f} s"
     )
+    rounds = s.get("rounds") or []
+    if len(rounds) > 1:
+        console.print("mutants caught by round: " + " → ".join(
+            f"round {r['round']} {r['killed']}/{r['mutants']} (+{r['newly_caught']}, {len(r['asked'])} asked)" for r in rounds))
     for path in report_paths:
         console.print(f"report: {path}")
