@@ -34,7 +34,9 @@ def check_soundness(
     run_dir = Path(run_dir).resolve()
 
     def spec(item: Rendered, seed: int, shrink: bool, budget: float = budget_seconds) -> RunSpec:
-        return RunSpec(str(run_dir / item.path), item.test_name, seed, max_examples, shrink, budget)
+        # Clean runs record the lines of the target they execute: a mutant changing none of them is not reached.
+        return RunSpec(str(run_dir / item.path), item.test_name, seed, max_examples, shrink, budget,
+                       trace="" if shrink else item.target)
 
     # Seeds first without shrinking (a failure stops at its first example), then one shrinking run per
     # failing candidate, so an unsound candidate costs little and still gets a minimal counterexample.
@@ -61,7 +63,7 @@ def check_soundness(
             shrunk[order[event.batch]] = event.outcome
     results = []
     for index, item in enumerate(rendered):
-        result = _soundness(item.candidate_id, outcomes[index], shrunk.get(index))
+        result = _soundness(item.candidate_id, outcomes[index], shrunk.get(index), max_examples)
         results.append(result)
         if on_progress:
             on_progress(f"{item.candidate_id}: {result.status}")
@@ -85,11 +87,13 @@ def _verdict(runs: list[RunOutcome]) -> str:
     return "sound" if statuses == {"passed"} else "unsound"
 
 
-def _soundness(candidate_id: str, runs: list[RunOutcome], shrunk: RunOutcome | None) -> Soundness:
+def _soundness(candidate_id: str, runs: list[RunOutcome], shrunk: RunOutcome | None, max_examples: int = 0) -> Soundness:
     status = _verdict(runs)
     seconds = statistics.median(run.seconds for run in runs) if runs else 0.0
     if status == "sound":
-        return Soundness(candidate_id, status, seconds)
+        recorded = [run.lines for run in runs]
+        lines = None if any(r is None for r in recorded) else tuple(sorted(set().union(*recorded)))
+        return Soundness(candidate_id, status, seconds, lines=lines, traced_examples=max_examples)
     if status == "unsound":
         failure = shrunk if shrunk is not None and shrunk.status == "failed" else runs[0]
         return Soundness(candidate_id, status, seconds, failure.error, failure.counterexample)

@@ -29,7 +29,9 @@ def render_markdown(report: RunReport) -> str:
         "",
         f"**{s['kept']} kept** of {s['candidates']} candidates for {s['targets']} targets; "
         f"mutants: {s['mutants']['killed']} killed, {s['mutants']['timeout']} killed by timeout, "
-        f"{s['mutants']['survived']} survived, {s['mutants']['invalid']} invalid "
+        f"{s['mutants']['survived']} survived, {s['mutants']['not_reached']} not reached (no candidate executes the "
+        f"changed lines), {s['mutants']['not_evaluated']} not evaluated (no sound candidate; outside every score), "
+        f"{s['mutants']['invalid']} invalid "
         f"({s['mutants']['dropped_equivalent']} equivalent and {s['mutants']['dropped_duplicate']} duplicate mutants dropped before running).",
         "",
         "Nothing here is an oracle yet: review each kept file, then copy it into `oracle/` yourself.",
@@ -52,6 +54,8 @@ def render_markdown(report: RunReport) -> str:
         lines.append(
             f"{target.file}:{target.line} · fingerprint `{target.fingerprint}` · "
             f"mutation score {_score(target.killed, target.mutants)}"
+            + (f" · {target.not_reached} not reached" if target.not_reached else "")
+            + (f" · {target.not_evaluated} not evaluated" if target.not_evaluated else "")
         )
         lines.append("")
         if target.note:
@@ -65,14 +69,14 @@ def render_markdown(report: RunReport) -> str:
                 if len(c.kills) > 8:
                     lines.append(f"  - … and {len(c.kills) - 8} more")
             lines.append("")
-        survivors = [m for m in mutants_by_target[target.id] if m.status == "survived"]
-        if survivors:
-            lines += [
-                f"**Surviving mutants ({len(survivors)})**: holes in the oracle, or equivalent mutants.",
-                "",
-            ]
-            for m in survivors:
-                lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
+        for status, heading in (("survived", "Surviving mutants ({n})**: holes in the oracle, or equivalent mutants."),
+                                ("not_reached", "Mutants not reached ({n})**: no candidate's inputs execute the "
+                                                "changed lines, so none was run; holes in what the oracle exercises.")):
+            shown = [m for m in mutants_by_target[target.id] if m.status == status]
+            if shown:
+                lines += ["**" + heading.format(n=len(shown)), ""]
+                for m in shown:
+                    lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
 
     rejected = [c for c in report.candidates if c.status == "rejected"]
     if rejected:
@@ -93,7 +97,8 @@ def render_markdown(report: RunReport) -> str:
     lines += [
         "",
         f"Kill matrix: {s['matrix']['evaluations']} evaluations in {s['matrix']['seconds']:.2f} s "
-        f"({s['matrix']['test_seconds']:.2f} s inside test bodies).",
+        f"({s['matrix']['test_seconds']:.2f} s inside whole Hypothesis runs); "
+        f"{s['matrix'].get('not_reached_pairs', 0)} pairs not reached, not run.",
         f"Model tokens: {s['tokens']['total_tokens']} ({s['tokens']['prompt_tokens']} prompt, {s['tokens']['completion_tokens']} completion).",
         "",
     ]

@@ -1,0 +1,91 @@
+"""Watching a run from inside: which lines of the target a candidate executes, and how long its body takes.
+
+Both are hooks of the interpreter (sys.settrace, sys.setprofile), installed only for the runs that ask for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    """A code object and every code object nested in it (inner functions, lambdas, comprehensions)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from code_objects(const)
+
+
+class LineRecorder:
+    """Records the lines one function (and what is nested in it) runs, through sys.settrace.
+
+    The global trace function answers only "call" events and returns a line tracer for the target's own code
+    objects alone, so every other frame runs without line events: the cost is one Python call per call.
+    """
+
+    def __init__(self, codes: set[int]) -> None:
+        self.codes = codes
+        self.lines: set[int] = set()
+
+    @classmethod
+    def for_target(cls, target: str) -> LineRecorder | None:
+        from sabotage.switch import SwitchUnsafe, find_live_function
+
+        module_name, _, qualname = target.partition(":")
+        try:
+            live, _ = find_live_function(importlib.import_module(module_name), qualname)
+        except (SwitchUnsafe, ImportError, Exception):  # noqa: BLE001 - no recording is "unknown", never wrong
+            return None
+        return cls({id(code) for code in code_objects(live.__code__)})
+
+    def on_call(self, frame: types.FrameType, event: str, arg: object):
+        if id(frame.f_code) in self.codes:
+            return self.on_line
+        return None
+
+    def on_line(self, frame: types.FrameType, event: str, arg: object):
+        if event == "line":
+            self.lines.add(frame.f_lineno)
+        return self.on_line
+
+
+class BodyTimer:
+    """Time inside the test body itself, from its call and return events (a profile hook; benches only)."""
+
+    def __init__(self, body: types.CodeType) -> None:
+        self.body, self.seconds, self.entered = body, 0.0, []
+
+    def hook(self, frame: types.FrameType, event: str, arg: object) -> None:
+        if frame.f_code is self.body:
+            if event == "call":
+                self.entered.append(time.perf_counter())
+            elif event == "return" and self.entered:
+                self.seconds += time.perf_counter() - self.entered.pop()
+
+
+@contextmanager
+def installed(recorder: LineRecorder | None, timer: BodyTimer | None) -> Iterator[None]:
+    import threading
+
+    if recorder is None and timer is None:
+        yield
+        return
+    previous_trace, previous_profile = sys.gettrace(), sys.getprofile()
+    if recorder is not None:  # threads the candidate starts are traced too
+        sys.settrace(recorder.on_call)
+        threading.settrace(recorder.on_call)
+    if timer is not None:
+        sys.setprofile(timer.hook)
+    try:
+        yield
+    finally:
+        if recorder is not None:
+            sys.settrace(previous_trace)
+            threading.settrace(previous_trace)  # type: ignore[arg-type]
+        if timer is not None:
+            sys.setprofile(previous_profile)
