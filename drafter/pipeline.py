@@ -39,6 +39,7 @@ from drafter.runfolder import (
     write_text,
 )
 from drafter.soundness import check_soundness
+from sabotage.cache import MutantCache
 from sabotage.known_bad import load_known_bad
 from sabotage.mutants import mutants_for, normalised_tree
 
@@ -361,7 +362,8 @@ def render_stage(accepted: list[Drafted], extraction: Extraction, run_dir: Path,
 
 
 def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | None,
-                 warnings: list[str], facing: set[str] | None = None) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
+                 warnings: list[str], facing: set[str] | None = None,
+                 cache: MutantCache | None = None) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
     """Operator mutants of every target (of those in `facing`, when given: a target without a sound candidate
     has no use for them) plus the owner's known-bad patches; problems become warnings."""
     mutants: list[Mutant] = []
@@ -370,7 +372,7 @@ def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | Non
         if facing is not None and target.id not in facing:
             continue
         try:
-            mutant_set = mutants_for(target, source_dir)
+            mutant_set = cache.mutants_for(target, source_dir) if cache else mutants_for(target, source_dir)
         except DrafterError as exc:
             warnings.append(f"{target.id}: no mutants, {exc}")
             continue
@@ -455,7 +457,13 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
     facing_targets = {r.target for r, _ in sound}
     reporter.stage("mutants")
     with clock.measure("mutants"):
-        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings, facing_targets)
+        cache = MutantCache(settings.workspace.resolve() / "cache" / "mutants") if settings.cache else None
+        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings, facing_targets, cache)
+    if cache is not None:
+        warnings.extend(cache.warnings)
+        if cache.hits:
+            warnings.append(f"mutant cache: the mutants of {len(cache.hits)} of {len(facing_targets)} targets "
+                            "reused (same module text, operators and generator)")
 
     reporter.stage("sabotage")
     with clock.measure("sabotage"):
