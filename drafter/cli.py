@@ -230,7 +230,7 @@ def run(
     known_bad: Annotated[
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant.")
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: the cores drafter may use).")] = None,
     max_examples: Annotated[Optional[int], typer.Option("--max-examples", min=1, help="Hypothesis examples per run.")] = None,
     seeds: Annotated[
         Optional[int], typer.Option("--seeds", min=1, help="Clean runs with distinct seeds before a candidate counts as sound.")
@@ -276,7 +276,7 @@ def refresh(
     known_bad: Annotated[
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant.")
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: the cores drafter may use).")] = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,

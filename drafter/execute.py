@@ -492,6 +492,14 @@ def import_failures(source_dir: Path, modules: Sequence[str], timeout: float = 6
 # ---------------------------------------------------------------- the parent side
 
 
+def default_jobs() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or taskset narrows), else the count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclass
 class _Slot:
     process: multiprocessing.process.BaseProcess
@@ -509,7 +517,7 @@ class WorkerPool:
 
     def __init__(self, source_dir: str | Path, jobs: int | None = None) -> None:
         self.source_dir = str(Path(source_dir).resolve())
-        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.jobs = max(1, jobs or default_jobs())
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.context = multiprocessing.get_context(method)
         self.slots: list[_Slot] = []

@@ -49,25 +49,33 @@ class MutantCache:
 
     def mutants_for(self, target: Target, src: Path, operators: Sequence[Operator] | None = None) -> MutantSet:
         """Like sabotage.mutants_for, answered from the cache when the same module text was mutated before."""
-        operators = ALL if operators is None else tuple(operators)
+        found = self.get(target, src, operators)
+        if found is not None:
+            return found
+        made = mutants_for(target, src, operators)
+        self.put(target, src, made, operators)
+        return made
+
+    def _path(self, target: Target, src: Path, operators: Sequence[Operator] | None) -> tuple[Path, str]:
         _, text = read_text(src, target.file)
-        digest = self.key(target, text, operators)
-        path = self.folder / digest[:2] / f"{digest}.json"
+        digest = self.key(target, text, ALL if operators is None else tuple(operators))
+        return self.folder / digest[:2] / f"{digest}.json", text
+
+    def get(self, target: Target, src: Path, operators: Sequence[Operator] | None = None) -> MutantSet | None:
+        path, text = self._path(target, src, operators)
         try:
             found = _loaded(json.loads(path.read_text(encoding="utf-8")), text)
         except FileNotFoundError:
-            found = None
+            return None
         except (OSError, ValueError, TypeError, KeyError) as exc:
             self.warnings.append(f"mutant cache entry {path} is unreadable ({exc}); ignored, its mutants are made again")
-            found = None
-        if found is not None:
-            self.hits.add(target.id)
-            return found
-        made = mutants_for(target, src, operators)
-        self._store(path, _entry(made, text))
-        return made
+            return None
+        self.hits.add(target.id)
+        return found
 
-    def _store(self, path: Path, entry: dict) -> None:
+    def put(self, target: Target, src: Path, made: MutantSet, operators: Sequence[Operator] | None = None) -> None:
+        path, text = self._path(target, src, operators)
+        entry = _entry(made, text)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:

@@ -316,3 +316,45 @@ def mutants_for(target: Target, src: Path, operators: Sequence[Operator] | None 
                 )
             )
     return MutantSet(target.id, tuple(kept), dropped_equivalent=equivalent, dropped_duplicate=duplicate)
+
+
+def mutants_for_all(targets: Sequence[Target], src: Path, jobs: int = 1,
+                    operators: Sequence[Operator] | None = None) -> list[MutantSet | SourceError]:
+    """mutants_for of every target, in order (an error in its place), over `jobs` forked processes.
+
+    A module's targets go to one process together, so each module is parsed once, unless there are fewer
+    modules than processes: then the largest groups are halved until every process has work.
+    """
+    by_file: dict[str, list[int]] = {}
+    for index, target in enumerate(targets):
+        by_file.setdefault(target.file, []).append(index)
+    chunks = list(by_file.values())
+    while len(chunks) < jobs and max(map(len, chunks), default=0) > 1:
+        largest = max(chunks, key=len)
+        at = chunks.index(largest)
+        chunks[at: at + 1] = [largest[: len(largest) // 2], largest[len(largest) // 2:]]
+    groups = [[targets[i] for i in indexes] for indexes in chunks]
+    work = functools.partial(_group_mutants, src=Path(src), operators=None if operators is None else tuple(operators))
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if jobs <= 1 or len(groups) <= 1 or "fork" not in methods:
+        made = [work(group) for group in groups]
+    else:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(groups))) as pool:
+            made = pool.map(work, groups, chunksize=1)
+    results: list[MutantSet | SourceError] = [None] * len(targets)  # type: ignore[list-item]
+    for indexes, sets in zip(chunks, made):
+        for index, result in zip(indexes, sets):
+            results[index] = result
+    return results
+
+
+def _group_mutants(group: Sequence[Target], src: Path, operators) -> list[MutantSet | SourceError]:
+    out: list[MutantSet | SourceError] = []
+    for target in group:
+        try:
+            out.append(mutants_for(target, src, operators))
+        except SourceError as exc:
+            out.append(exc)
+    return out

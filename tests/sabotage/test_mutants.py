@@ -190,3 +190,16 @@ def test_reach_names_the_changed_statements_and_is_unknown_when_the_change_is_no
     # Methods: lines are module lines, not the method's own.
     grow = [m for m in mutants_for(targets["Box.grow"], src, statements).mutants if "x * 2" in m.diff]
     assert grow and grow[0].reach == (23,)
+
+
+def test_mutants_for_all_over_two_processes_equals_one_by_one_with_errors_in_place(shop, helpers) -> None:
+    from dataclasses import replace
+
+    from sabotage.mutants import mutants_for_all
+
+    targets = helpers.targets_of(shop)[:4]
+    missing = replace(targets[1], qualname="not_there", id="shop.billing:not_there")
+    wanted = [targets[0], missing, *targets[2:]]
+    spread = mutants_for_all(wanted, shop, jobs=2)
+    assert isinstance(spread[1], SabotageError) and "not_there" in str(spread[1])
+    assert [spread[0], *spread[2:]] == [mutants_for(t, shop) for t in [targets[0], *targets[2:]]]
