@@ -49,7 +49,7 @@ class RunSpec:
     budget: float  # seconds
     target: str = ""  # qualname of the function under test: an exception out of it is the target crashing
     trace: str = ""  # "module:qualname" whose executed lines the run records (RunOutcome.lines)
-    time_body: bool = False  # measure the time inside the test body itself (a profile hook: for benches)
+    time_body: bool = False  # measure the time inside the test body itself (for benches)
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
     configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
     body = test.hypothesis.inner_test.__code__
     recorder = LineRecorder.for_target(spec.trace) if spec.trace else None
-    timer = BodyTimer(body) if spec.time_body else None
+    timer = BodyTimer(test) if spec.time_body else None
     with installed(recorder, timer):
         outcome = _run_configured(test, spec, source_root, body)
     if recorder is not None and outcome.status in ("passed", "failed"):
