@@ -78,7 +78,7 @@ ChangedSinceOpt = Annotated[
 ]
 RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help="Retries per model call on 429, 5xx and timeouts.")]
 NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt.")
+    bool, typer.Option("--no-cache", help="Ask the model again and make mutants again even when workspace/cache/ holds them.")
 ]
 FailUnderKeptOpt = Annotated[
     Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs).")

@@ -208,8 +208,8 @@ class Soundness:
     seconds: float  # median clean-run wall time of one run
     detail: str = ""  # error text
     counterexample: str | None = None  # Hypothesis's shrunk falsifying example
-    # Sound ones: the lines of its target the clean runs executed, over every seed (None: not recorded), and the
-    # max_examples of those runs; a kill run with at most as many examples under seed 0 draws a prefix of them.
+    # Sound ones: the lines of its target the seed-0 clean run executed (None: not recorded) and its max_examples;
+    # a kill run (seed 0) with as many examples draws the same inputs.
     lines: tuple[int, ...] | None = None
     traced_examples: int = 0
 

@@ -149,14 +149,14 @@ def _outcome(run: RunOutcome) -> str:
 
 
 def _not_reached(mutant: Mutant, clean: Soundness, max_examples: int) -> str:
-    """Why the pair need not run: the candidate's clean runs (seeds 0.., so the kill seed among them, with as many
-    examples) never executed a line the mutant changes, so under the kill seed the mutant runs the same code on the
-    same inputs and cannot fail. "" when it must run (lines unknown, or one of them was executed)."""
+    """Why the pair need not run: the candidate's clean run under the kill seed, with as many examples, never
+    executed a line the mutant changes, so the mutant runs the same code on the same inputs and cannot fail.
+    "" when it must run (lines unknown, or one of them was executed)."""
     if not mutant.reach or clean.lines is None or clean.traced_examples != max_examples:
         return ""
     if set(mutant.reach) & set(clean.lines):
         return ""
-    return (f"not reached: its clean runs never executed line(s) {_spans(mutant.reach)} of {mutant.file}, "
+    return (f"not reached: its clean run (seed {KILL_SEED}) never executed line(s) {_spans(mutant.reach)} of {mutant.file}, "
             "the ones this mutant changes")
 
 
