@@ -82,8 +82,8 @@ ChangedSinceOpt = Annotated[
 ]
 RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help=f"Retries per model call on 429, 5xx and timeouts. Default: {DEFAULTS.retries}.")]
 NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt. Default: off "
-                              "(cached replies are reused).")
+    bool, typer.Option("--no-cache", help="Ask the model again and make mutants again even when workspace/cache/ holds them. Default: off "
+                              "(cached replies and mutants are reused).")
 ]
 RoundsOpt = Annotated[
     Optional[int],
@@ -256,7 +256,7 @@ def run(
     known_bad: Annotated[
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the CPU count.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the cores drafter may use.")] = None,
     max_examples: Annotated[Optional[int], typer.Option("--max-examples", min=1, help=f"Hypothesis examples per run. Default: {DEFAULTS.max_examples}.")] = None,
     seeds: Annotated[
         Optional[int], typer.Option("--seeds", min=1, help=f"Clean runs with distinct seeds before a candidate counts as sound. Default: {DEFAULTS.seeds}.")
@@ -316,7 +316,7 @@ def refresh(
     known_bad: Annotated[
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the CPU count.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the cores drafter may use.")] = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter.errors import ConfigError
+from drafter.execute import default_jobs
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class Settings:
     prompts: Path | None = None
     known_bad: Path | None = None
     changed_since: Path | None = None  # an earlier run folder (or its targets.json): draft only changed targets
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    jobs: int = field(default_factory=default_jobs)  # the cores this process may use
     max_examples: int = 100
     seeds: int = 5
     base_url: str | None = None

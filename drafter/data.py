@@ -213,6 +213,10 @@ class Soundness:
     seconds: float  # median clean-run wall time of one run
     detail: str = ""  # error text
     counterexample: str | None = None  # Hypothesis's shrunk falsifying example
+    # Sound ones: the lines of its target the seed-0 clean run executed (None: not recorded) and its max_examples;
+    # a kill run (seed 0) with as many examples draws the same inputs.
+    lines: tuple[int, ...] | None = None
+    traced_examples: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,9 @@ class Mutant:
     source: str  # the whole mutated module source
     line: int = 0
     body_only: bool = False  # decided at generation: only the target's body changed, so no check in the worker
+    # Lines of the original module of which at least one must run for the mutant to act (sabotage.mutants,
+    # FunctionSplice.reach); () = unknown, the mutant always runs.
+    reach: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -237,11 +244,19 @@ class MutantSet:
     dropped_duplicate: int = 0  # same normalised tree as an earlier mutant
 
 
+# How one candidate x mutant pair ended. "not_reached": never run, because the candidate's recorded clean run
+# never executed a line the mutant changes (see drafter.killmatrix); it is not a kill and not a survival.
+KILL_OUTCOMES = ("assertion", "crash", "timeout", "survived", "not_reached", "invalid")
+# What the report says of one mutant. "not_evaluated": no sound candidate of its target met it, so it is out of
+# every score; "not_reached": every candidate that met it left its changed lines unexecuted (a hole, scored as one).
+MUTANT_STATUSES = ("killed", "timeout", "survived", "not_reached", "not_evaluated", "invalid")
+
+
 @dataclass(frozen=True)
 class KillResult:
     candidate_id: str
     mutant_id: str
-    outcome: str  # "assertion" | "crash" | "timeout" | "survived" | "invalid"
+    outcome: str  # one of KILL_OUTCOMES
     seconds: float = 0.0
     detail: str = ""
 
@@ -258,9 +273,10 @@ class KillMatrix:
     invalid: tuple[str, ...] = ()  # mutant ids that do not import; not counted
     fresh_process: dict[str, str] = field(default_factory=dict)  # mutant id -> why it could not be switched in-process
     seconds: float = 0.0  # wall time of the whole matrix
-    test_seconds: float = 0.0  # time spent inside test bodies
+    test_seconds: float = 0.0  # time inside whole Hypothesis runs (generation and all), summed over workers
     notes: tuple[str, ...] = ()
     vacuous: dict[str, str] = field(default_factory=dict)  # candidate id -> why the forced-fail proof rejects it
+    body_seconds: float = -1.0  # with time_bodies: time inside the test bodies themselves (-1: not measured)
 
 
 # ---------------------------------------------------------------- whole runs (pipeline -> report)

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from drafter import sandbox
+from drafter.tracing import BodyTimer, LineRecorder, installed
 
 RUN_STATUSES = ("passed", "failed", "error", "flaky", "timeout", "died", "sandbox")
 HARD_GRACE = 3.0  # seconds past a run's budget before its worker is killed (the soft timer fires first)
@@ -47,6 +48,8 @@ class RunSpec:
     shrink: bool
     budget: float  # seconds
     target: str = ""  # qualname of the function under test: an exception out of it is the target crashing
+    trace: str = ""  # "module:qualname" whose executed lines the run records (RunOutcome.lines)
+    time_body: bool = False  # measure the time inside the test body itself (for benches)
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ class RunOutcome:
     # called when the same run was repeated on clean code (-1: not measured).
     probe_calls: int = -1
     clean_calls: int = -1
+    lines: tuple[int, ...] | None = None  # with RunSpec.trace: lines of the traced function run (None: unknown)
+    body_seconds: float = -1.0  # with RunSpec.time_body: time inside the test body, summed over examples
 
 
 @dataclass(frozen=True)
@@ -181,6 +186,16 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
     """Run one configured test; never raises for anything the test does (KeyboardInterrupt aside)."""
     configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
     body = test.hypothesis.inner_test.__code__
+    recorder = LineRecorder.for_target(spec.trace) if spec.trace else None
+    timer = BodyTimer(test) if spec.time_body else None
+    with installed(recorder, timer):
+        outcome = _run_configured(test, spec, source_root, body)
+    if recorder is not None and outcome.status in ("passed", "failed"):
+        outcome = replace(outcome, lines=tuple(sorted(recorder.lines)))
+    return replace(outcome, body_seconds=timer.seconds) if timer is not None else outcome
+
+
+def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
     start = time.perf_counter()
     sandbox.violations.clear()
     with _soft_timer(spec.budget):
@@ -483,6 +498,14 @@ def _fresh_main() -> None:
 # ---------------------------------------------------------------- the parent side
 
 
+def default_jobs() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or taskset narrows), else the count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclass
 class _Slot:
     process: multiprocessing.process.BaseProcess
@@ -500,7 +523,7 @@ class WorkerPool:
 
     def __init__(self, source_dir: str | Path, jobs: int | None = None) -> None:
         self.source_dir = str(Path(source_dir).resolve())
-        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.jobs = max(1, jobs or default_jobs())
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.context = multiprocessing.get_context(method)
         self.slots: list[_Slot] = []

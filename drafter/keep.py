@@ -16,7 +16,9 @@ def decide(results: Sequence[KillResult], vacuous: str = "") -> Verdict:
         return Verdict("sabotage", False, "vacuous", vacuous)
     kills = [r for r in results if r.killed]
     if not kills:
-        return Verdict("sabotage", False, "survives_sabotage", f"survived all {len(results)} mutant(s) of its target")
+        unreached = sum(1 for r in results if r.outcome == "not_reached")
+        return Verdict("sabotage", False, "survives_sabotage", f"survived all {len(results)} mutant(s) of its target"
+                       + (f" ({unreached} of them on lines its inputs never execute)" if unreached else ""))
     assertion_kills = [r for r in kills if r.outcome == "assertion"]
     if not assertion_kills:
         return Verdict(

@@ -24,6 +24,7 @@ def build_kill_matrix(
     budget_multiplier: float = 10.0,
     budget_floor: float = 2.0,
     on_progress: Callable[[int, int], None] | None = None,
+    time_bodies: bool = False,
 ) -> KillMatrix:
     """Run the matrix with shrinking off and a fixed seed, each run stopping at its first failing example.
 
@@ -39,7 +40,7 @@ def build_kill_matrix(
     def spec(item: Rendered, clean: Soundness) -> RunSpec:
         budget = max(budget_floor, budget_multiplier * clean.seconds)
         return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget,
-                       target=item.target.split(":", 1)[1])
+                       target=item.target.split(":", 1)[1], time_body=time_bodies)
 
     by_target: dict[str, list[tuple[Rendered, Soundness]]] = {}
     for item, clean in sound:
@@ -70,17 +71,29 @@ def build_kill_matrix(
             notes.append(f"{why}; its mutants run in fresh processes")
         by_target = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
 
-        pairs: list[list[tuple[Rendered, Soundness]]] = [_opponents(m, by_target) for m in mutants]
+        results: dict[tuple[int, int], KillResult] = {}
+        # pairs[i]: the opponents of mutant i that run; the others are decided here without running.
+        pairs: list[list[tuple[Rendered, Soundness]]] = []
+        slots: list[list[int]] = []  # slots[i][run]: that opponent's place among all opponents of mutant i
+        for index, mutant in enumerate(mutants):
+            pairs.append([]), slots.append([])
+            for place, (item, clean) in enumerate(_opponents(mutant, by_target)):
+                why = _not_reached(mutant, clean, max_examples)
+                if why:
+                    results[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
+                else:
+                    pairs[index].append((item, clean))
+                    slots[index].append(place)
         batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m, switch_ignored.get(m.target, "")))
                    for m, opp in zip(mutants, pairs)]
-        results: dict[tuple[int, int], KillResult] = {}
         invalid: set[int] = set()  # the workers find them: compiling every module here would be serial work
-        total = sum(len(b.runs) for b in batches)
+        total = len(results) + sum(len(b.runs) for b in batches)
+        body_seconds = 0.0
         fresh: dict[str, str] = {}
         timed_out: list[tuple[int, int]] = []
 
         def record(events, keys) -> None:
-            nonlocal test_seconds
+            nonlocal test_seconds, body_seconds
             for event in events:
                 index, run = keys(event)
                 mutant = mutants[index]
@@ -91,13 +104,15 @@ def build_kill_matrix(
                 elif event.outcome is not None:
                     outcome = event.outcome
                     test_seconds += outcome.seconds
+                    body_seconds += max(outcome.body_seconds, 0.0)
                     candidate = pairs[index][run][0].candidate_id
-                    first_timeout = outcome.status == "timeout" and (index, run) not in results
+                    key = (index, slots[index][run])
+                    first_timeout = outcome.status == "timeout" and key not in results
                     if first_timeout:
                         timed_out.append((index, run))
                     elif outcome.status == "timeout":
                         outcome = replace(outcome, error=f"timed out twice: {outcome.error}")
-                    results[(index, run)] = KillResult(
+                    results[key] = KillResult(
                         candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
                     if on_progress:
                         on_progress(len(results), total)
@@ -116,6 +131,7 @@ def build_kill_matrix(
         fresh_process={m.id: fresh[m.id] for m in mutants if m.id in fresh},
         seconds=time.perf_counter() - started,
         test_seconds=test_seconds,
+        body_seconds=body_seconds if time_bodies else -1.0,
         notes=tuple(notes),
         vacuous=vacuous,
     )
@@ -130,6 +146,28 @@ def _outcome(run: RunOutcome) -> str:
     if run.status == "failed" and not run.in_target:
         return "assertion"
     return "crash"
+
+
+def _not_reached(mutant: Mutant, clean: Soundness, max_examples: int) -> str:
+    """Why the pair need not run: the candidate's clean run under the kill seed, with as many examples, never
+    executed a line the mutant changes, so the mutant runs the same code on the same inputs and cannot fail.
+    "" when it must run (lines unknown, or one of them was executed)."""
+    if not mutant.reach or clean.lines is None or clean.traced_examples != max_examples:
+        return ""
+    if set(mutant.reach) & set(clean.lines):
+        return ""
+    return (f"not reached: its clean run (seed {KILL_SEED}) never executed line(s) {_spans(mutant.reach)} of {mutant.file}, "
+            "the ones this mutant changes")
+
+
+def _spans(lines: Sequence[int]) -> str:
+    groups: list[list[int]] = []
+    for line in lines:
+        if groups and line == groups[-1][-1] + 1:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    return ", ".join(f"{g[0]}-{g[-1]}" if len(g) > 1 else str(g[0]) for g in groups)
 
 
 def _opponents(mutant: Mutant, by_target: dict[str, list[tuple[Rendered, Soundness]]]) -> list:

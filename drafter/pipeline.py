@@ -40,8 +40,9 @@ from drafter.runfolder import (
     write_text,
 )
 from drafter.soundness import check_soundness
+from sabotage.cache import MutantCache
 from sabotage.known_bad import load_known_bad
-from sabotage.mutants import mutants_for, normalised_tree
+from sabotage.mutants import mutants_for_all, normalised_tree
 
 
 class Reporter(Protocol):
@@ -341,18 +342,29 @@ def render_stage(accepted: list[Drafted], extraction: Extraction, run_dir: Path,
 
 
 def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | None,
-                 warnings: list[str], facing: set[str] | None = None) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
+                 warnings: list[str], facing: set[str] | None = None,
+                 cache: MutantCache | None = None, jobs: int = 1) -> tuple[list[Mutant], dict[str, tuple[int, int]]]:
     """Operator mutants of every target (of those in `facing`, when given: a target without a sound candidate
-    has no use for them) plus the owner's known-bad patches; problems become warnings."""
+    has no use for them), from the cache or made over `jobs` processes, plus the owner's known-bad patches;
+    problems become warnings."""
     mutants: list[Mutant] = []
     dropped: dict[str, tuple[int, int]] = {}
-    for target in extraction.targets:
-        if facing is not None and target.id not in facing:
-            continue
+    wanted = [t for t in extraction.targets if facing is None or t.id in facing]
+    made: dict[str, object] = {}
+    for target in wanted if cache else ():
         try:
-            mutant_set = mutants_for(target, source_dir)
+            made[target.id] = cache.get(target, source_dir)
         except DrafterError as exc:
-            warnings.append(f"{target.id}: no mutants, {exc}")
+            made[target.id] = exc
+    missing = [t for t in wanted if made.get(t.id) is None]
+    for target, result in zip(missing, mutants_for_all(missing, source_dir, jobs)):
+        made[target.id] = result
+        if cache and not isinstance(result, DrafterError):
+            cache.put(target, source_dir, result)
+    for target in wanted:
+        mutant_set = made[target.id]
+        if isinstance(mutant_set, DrafterError):
+            warnings.append(f"{target.id}: no mutants, {mutant_set}")
             continue
         mutants.extend(mutant_set.mutants)
         dropped[target.id] = (mutant_set.dropped_equivalent, mutant_set.dropped_duplicate)
@@ -438,7 +450,14 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
     facing_targets = {r.target for r, _ in sound}
     reporter.stage("mutants")
     with clock.measure("mutants"):
-        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings, facing_targets)
+        cache = MutantCache(settings.workspace.resolve() / "cache" / "mutants") if settings.cache else None
+        mutants, dropped = mutant_stage(extraction, source_dir, settings.known_bad, warnings, facing_targets, cache,
+                                        settings.jobs)
+    if cache is not None:
+        warnings.extend(cache.warnings)
+        if cache.hits:
+            warnings.append(f"mutant cache: the mutants of {len(cache.hits)} of {len(facing_targets)} targets "
+                            "reused (same module text, operators and generator)")
 
     reporter.stage("sabotage")
     with clock.measure("sabotage"):

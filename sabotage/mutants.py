@@ -6,6 +6,7 @@ import ast
 import difflib
 import functools
 import re
+import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -153,6 +154,9 @@ class FunctionSplice:
         tree = self.function_tree(original)
         self.original_key = ast.dump(tree)
         self.original_outline = _outline(tree)
+        self.original_code, self.original_tree = original, tree
+        self.original_frames = _frames(tree)
+        self.statements = _statement_spans(tree)
 
     def code(self, function: cst.FunctionDef) -> str:
         state = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
@@ -164,6 +168,32 @@ class FunctionSplice:
         """The function's syntax tree; an indented def parses inside `if 1:` (its text is never re-indented)."""
         tree = ast.parse(f"if 1:\n{code}" if self.indents else code)
         return (tree.body[0].body if self.indents else tree.body)[0]
+
+    def reach(self, code: str, tree: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, ...]:
+        """Module lines of the original of which one must run for this mutant to behave differently; () = unknown.
+
+        The changed lines are widened to the statements (or compound headers) holding them. Known only when the
+        mutant's frames are the original's (same locals, cells, flags: deleting the only assignment of a name or
+        the only `yield` changes the function everywhere) and it replaces or deletes lines: an insertion alone
+        can be reached from a branch that runs neither of its neighbours.
+        """
+        if _frames(tree) != self.original_frames:
+            return ()
+        before, after = self.original_code.splitlines(), code.splitlines()
+        changed: set[int] = set()
+        for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if tag == "insert":
+                return ()
+            if tag != "equal":
+                changed.update(range(i1, i2))
+        offset = self.first_line - (2 if self.indents else 1)  # tree lines -> module lines ("if 1:" adds one)
+        lines: set[int] = set()
+        for index in changed:
+            span = _innermost(self.statements, index + 1 + (1 if self.indents else 0))
+            if span is None:
+                return ()
+            lines.update(range(span[0] + offset, span[1] + offset + 1))
+        return tuple(sorted(lines))
 
     def module_source(self, code: str) -> str:
         return self.text[: self.start] + code + self.text[self.end:]
@@ -201,6 +231,43 @@ def _nearest(text: str, original: str, def_line: int) -> int:
     return min(starts, key=lambda s: abs(def_line - text.count("\n", 0, s) - 1))
 
 
+def _frames(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple | None:
+    """What every frame of the function is made of (flags, locals, cells, free variables), nested code included."""
+    try:
+        code = compile(ast.Module(body=[function], type_ignores=[]), "<mutant>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    shapes = []
+    pending = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    while pending:
+        code = pending.pop(0)
+        shapes.append((code.co_flags, code.co_varnames, code.co_cellvars, code.co_freevars, code.co_argcount,
+                       code.co_posonlyargcount, code.co_kwonlyargcount))
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return tuple(shapes)
+
+
+def _statement_spans(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, int, int]]:
+    """(first line, last line, header's last line) of every statement and except clause in the function's body."""
+    spans = []
+    for node in ast.walk(function):
+        if node is function or not isinstance(node, (ast.stmt, ast.excepthandler)):
+            continue
+        body = getattr(node, "body", None)
+        header_end = body[0].lineno - 1 if isinstance(body, list) and body and hasattr(body[0], "lineno") else None
+        spans.append((node.lineno, node.end_lineno or node.lineno, header_end or node.end_lineno or node.lineno))
+    return spans
+
+
+def _innermost(spans: list[tuple[int, int, int]], line: int) -> tuple[int, int] | None:
+    """The lines to watch for a change on `line`: the smallest statement holding it, or just its header."""
+    holding = [s for s in spans if s[0] <= line <= s[1]]
+    if not holding:
+        return None
+    first, last, header_end = min(holding, key=lambda s: s[1] - s[0])
+    return (first, max(first, header_end)) if line <= header_end else (first, last)
+
+
 def _outline(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """Everything of a def but its body: kind, name, parameters, defaults, annotations, decorators."""
     parts = [function.args, *function.decorator_list] + ([function.returns] if function.returns else [])
@@ -232,6 +299,7 @@ def mutants_for(target: Target, src: Path, operators: Sequence[Operator] | None 
                 continue
             seen.add(key)
             line = spans[position.node].start.line if position.node in spans else target.line
+            body_only = _outline(tree) == splice.original_outline
             kept.append(
                 Mutant(
                     id=f"{target.id}#{operator.name}-{n}",
@@ -243,7 +311,50 @@ def mutants_for(target: Target, src: Path, operators: Sequence[Operator] | None 
                     file=target.file,
                     source=splice.module_source(code),
                     line=line,
-                    body_only=_outline(tree) == splice.original_outline,
+                    body_only=body_only,
+                    reach=splice.reach(code, tree) if body_only else (),
                 )
             )
     return MutantSet(target.id, tuple(kept), dropped_equivalent=equivalent, dropped_duplicate=duplicate)
+
+
+def mutants_for_all(targets: Sequence[Target], src: Path, jobs: int = 1,
+                    operators: Sequence[Operator] | None = None) -> list[MutantSet | SourceError]:
+    """mutants_for of every target, in order (an error in its place), over `jobs` forked processes.
+
+    A module's targets go to one process together, so each module is parsed once, unless there are fewer
+    modules than processes: then the largest groups are halved until every process has work.
+    """
+    by_file: dict[str, list[int]] = {}
+    for index, target in enumerate(targets):
+        by_file.setdefault(target.file, []).append(index)
+    chunks = list(by_file.values())
+    while len(chunks) < jobs and max(map(len, chunks), default=0) > 1:
+        largest = max(chunks, key=len)
+        at = chunks.index(largest)
+        chunks[at: at + 1] = [largest[: len(largest) // 2], largest[len(largest) // 2:]]
+    groups = [[targets[i] for i in indexes] for indexes in chunks]
+    work = functools.partial(_group_mutants, src=Path(src), operators=None if operators is None else tuple(operators))
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if jobs <= 1 or len(groups) <= 1 or "fork" not in methods:
+        made = [work(group) for group in groups]
+    else:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(groups))) as pool:
+            made = pool.map(work, groups, chunksize=1)
+    results: list[MutantSet | SourceError] = [None] * len(targets)  # type: ignore[list-item]
+    for indexes, sets in zip(chunks, made):
+        for index, result in zip(indexes, sets):
+            results[index] = result
+    return results
+
+
+def _group_mutants(group: Sequence[Target], src: Path, operators) -> list[MutantSet | SourceError]:
+    out: list[MutantSet | SourceError] = []
+    for target in group:
+        try:
+            out.append(mutants_for(target, src, operators))
+        except SourceError as exc:
+            out.append(exc)
+    return out

@@ -40,7 +40,9 @@ def render_markdown(report: RunReport) -> str:
         "",
         f"**{s['kept']} kept** of {s['candidates']} candidates for {s['targets']} targets; "
         f"mutants: {s['mutants']['killed']} killed, {s['mutants']['timeout']} killed by timeout, "
-        f"{s['mutants']['survived']} survived, {s['mutants']['invalid']} invalid "
+        f"{s['mutants']['survived']} survived, {s['mutants']['not_reached']} not reached (no candidate executes the "
+        f"changed lines), {s['mutants']['not_evaluated']} not evaluated (no sound candidate; outside every score), "
+        f"{s['mutants']['invalid']} invalid "
         f"({s['mutants']['dropped_equivalent']} equivalent and {s['mutants']['dropped_duplicate']} duplicate mutants dropped before running).",
         "",
         "Nothing here is an oracle yet: review each kept file, then `drafter promote` it into `oracle/properties/`.",
@@ -65,6 +67,8 @@ def render_markdown(report: RunReport) -> str:
             f"{target.file}:{target.line} · fingerprint `{target.fingerprint}` · "
             f"mutation score {_score(target.killed, target.mutants)}"
             + (f" (by round: {score_by_round(report, target.id)})" if score_by_round(report, target.id) else "")
+            + (f" · {target.not_reached} not reached" if target.not_reached else "")
+            + (f" · {target.not_evaluated} not evaluated" if target.not_evaluated else "")
         )
         lines.append("")
         if target.note:
@@ -80,16 +84,16 @@ def render_markdown(report: RunReport) -> str:
                     lines.append(f"  - … and {len(c.kills) - SHOWN_KILLS} more")
             lines.append("")
         faced = any(c.stage in FACED_MUTANTS for c in candidates_by_target[target.id])
-        survivors = [m for m in mutants_by_target[target.id] if m.status == "survived"] if faced else []
-        if survivors:
-            lines += [
-                f"**Surviving mutants ({len(survivors)})**: holes in the oracle, or equivalent mutants.",
-                "",
-            ]
-            for m in survivors[:SHOWN_SURVIVORS]:
-                lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
-            if len(survivors) > SHOWN_SURVIVORS:
-                lines += [f"… and {len(survivors) - SHOWN_SURVIVORS} more surviving mutants of this target in {ELSEWHERE}.", ""]
+        for status, heading in (("survived", "Surviving mutants ({n})**: holes in the oracle, or equivalent mutants."),
+                                ("not_reached", "Mutants not reached ({n})**: no candidate's inputs execute the "
+                                                "changed lines, so none was run; holes in what the oracle exercises.")):
+            shown = [m for m in mutants_by_target[target.id] if m.status == status] if faced else []
+            if shown:
+                lines += ["**" + heading.format(n=len(shown)), ""]
+                for m in shown[:SHOWN_SURVIVORS]:
+                    lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
+                if len(shown) > SHOWN_SURVIVORS:
+                    lines += [f"… and {len(shown) - SHOWN_SURVIVORS} more of this target in {ELSEWHERE}.", ""]
 
     rejected = [c for c in report.candidates if c.status == "rejected"]
     if rejected:
@@ -112,7 +116,8 @@ def render_markdown(report: RunReport) -> str:
     lines += [
         "",
         f"Kill matrix: {s['matrix']['evaluations']} evaluations in {s['matrix']['seconds']:.2f} s "
-        f"({s['matrix']['test_seconds']:.2f} s inside test bodies).",
+        f"({s['matrix']['test_seconds']:.2f} s inside whole Hypothesis runs); "
+        f"{s['matrix'].get('not_reached_pairs', 0)} pairs not reached, not run.",
         f"Model tokens: {s['tokens']['total_tokens']} ({s['tokens']['prompt_tokens']} prompt, {s['tokens']['completion_tokens']} completion).",
         "",
     ]

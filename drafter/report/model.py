@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from drafter.data import RunOutcome, TokenUsage, to_jsonable
+from drafter.data import MUTANT_STATUSES, RunOutcome, TokenUsage, to_jsonable
 from drafter.errors import ConfigError
 from drafter.report.rounds import caught_in_round, rounds_summary
 from drafter.runfolder import git_commit, run_id, tree_hash
@@ -27,10 +27,12 @@ class TargetEntry:
     line: int
     candidates: int
     kept: int
-    mutants: int
+    mutants: int  # evaluated mutants: the denominator of the score (not_evaluated and invalid ones are not in it)
     killed: int
     note: str | None = None  # why the target has no accepted candidate
     carried_from: str | None = None  # the earlier run whose results a refresh carried forward (target unchanged)
+    not_reached: int = 0  # evaluated, but no candidate's clean run executed a changed line (counted in `mutants`)
+    not_evaluated: int = 0  # no sound candidate met them; outside the score
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class MutantEntry:
     operator: str
     description: str
     line: int
-    status: str  # killed | survived | invalid | timeout
+    status: str  # one of drafter.data.MUTANT_STATUSES
     killed_by: tuple[str, ...]  # kept candidates only
     diff: str
     fresh_process: str | None = None  # why it could not be switched in-process
@@ -158,13 +160,20 @@ def _total_usage(outcome: RunOutcome) -> dict:
     return {**to_jsonable(total), "calls_with_usage": len(usages)}
 
 
-def _mutant_status(mutant_id: str, results, invalid: set[str]) -> str:
+def _mutant_status(mutant_id: str, kept_results, all_results, invalid: set[str]) -> str:
+    """Kills count only by kept candidates; a mutant no candidate met is not_evaluated, one that every candidate
+    considered (the kept ones, else all) left unexecuted is not_reached, never "survived"."""
     if mutant_id in invalid:
         return "invalid"
-    kills = {r.outcome for r in results if r.killed}
+    if not all_results:
+        return "not_evaluated"
+    kills = {r.outcome for r in kept_results if r.killed}
     if kills - {"timeout"}:
         return "killed"
-    return "timeout" if kills else "survived"
+    if kills:
+        return "timeout"
+    considered = kept_results or all_results
+    return "not_reached" if all(r.outcome == "not_reached" for r in considered) else "survived"
 
 
 def _candidate_file(rendered, kept: bool) -> str | None:
@@ -221,7 +230,8 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
     mutants = []
     for mutant in outcome.mutants:
         # A mutant counts as caught only by the oracle a human would promote: the kept candidates.
-        results = [r for r in results_by_mutant.get(mutant.id, []) if r.candidate_id in kept_ids]
+        met = results_by_mutant.get(mutant.id, [])
+        results = [r for r in met if r.candidate_id in kept_ids]
         killers = sorted(r.candidate_id for r in results if r.killed)
         mutants.append(
             MutantEntry(
@@ -230,7 +240,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 operator=mutant.operator,
                 description=mutant.description,
                 line=mutant.line,
-                status=_mutant_status(mutant.id, results, invalid),
+                status=_mutant_status(mutant.id, results, met, invalid),
                 killed_by=tuple(sorted(r.candidate_id for r in results if r.killed)),
                 diff=mutant.diff,
                 fresh_process=matrix.fresh_process.get(mutant.id),
@@ -242,7 +252,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
     score = {}
     for target in draft.extraction.targets:
         own_candidates = [c for c in candidates if c.target == target.id]
-        own_mutants = [m for m in mutants if m.target == target.id and m.status != "invalid"]
+        own_mutants = [m for m in mutants if m.target == target.id and m.status not in ("invalid", "not_evaluated")]
         killed = sum(1 for m in own_mutants if m.status in ("killed", "timeout"))
         targets.append(
             TargetEntry(
@@ -255,6 +265,8 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 mutants=len(own_mutants),
                 killed=killed,
                 note=draft.target_notes.get(target.id),
+                not_reached=sum(1 for m in own_mutants if m.status == "not_reached"),
+                not_evaluated=sum(1 for m in mutants if m.target == target.id and m.status == "not_evaluated"),
             )
         )
         score[target.id] = round(killed / len(own_mutants), 3) if own_mutants else None
@@ -283,14 +295,15 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         "by_reason": dict(sorted(Counter(f"{c.stage}:{c.reason}" for c in candidates if c.reason).items())),
         "mutants": {
             "total": len(mutants),
-            **{status: mutant_status.get(status, 0) for status in ("killed", "survived", "timeout", "invalid")},
+            **{status: mutant_status.get(status, 0) for status in MUTANT_STATUSES},
             "dropped_equivalent": dropped_equivalent,
             "dropped_duplicate": dropped_duplicate,
             "fresh_process": len(matrix.fresh_process),
         },
         "mutation_score": score,
         "matrix": {
-            "evaluations": len(matrix.results),
+            "evaluations": sum(1 for r in matrix.results if r.outcome != "not_reached"),  # pairs that ran
+            "not_reached_pairs": sum(1 for r in matrix.results if r.outcome == "not_reached"),  # decided unrun
             "seconds": round(matrix.seconds, 3),
             "test_seconds": round(matrix.test_seconds, 3),
             "notes": list(matrix.notes),

@@ -41,6 +41,8 @@ def run_table(report) -> Table:
     table.add_column("rejected", justify="right")
     table.add_column("mutants killed", justify="right")
     table.add_column("survived", justify="right", style="yellow")
+    table.add_column("not reached", justify="right", style="yellow")
+    table.add_column("not evaluated", justify="right", style="dim")
     survived = Counter(m.target for m in report.mutants if m.status == "survived")
     for t in report.targets:
         table.add_row(
@@ -49,6 +51,8 @@ def run_table(report) -> Table:
             str(t.candidates - t.kept),
             f"{t.killed}/{t.mutants}" if t.mutants else "-",
             str(survived.get(t.id, 0)),
+            str(t.not_reached),
+            str(t.not_evaluated),
         )
     return table
 
@@ -92,8 +96,9 @@ def print_run_summary(console: Console, report, report_paths) -> None:
     console.print(
         f"{s['kept']} kept, {s['rejected']} rejected; mutants {s['mutants']['killed']} killed, "
         f"{s['mutants']['timeout']} killed by timeout, {s['mutants']['survived']} survived, "
-        f"{s['mutants']['invalid']} invalid; kill matrix {s['matrix']['evaluations']} evaluations "
-        f"in {s['matrix']['seconds']:.1f} s"
+        f"{s['mutants']['not_reached']} not reached, {s['mutants']['not_evaluated']} not evaluated (no sound "
+        f"candidate; not scored), {s['mutants']['invalid']} invalid; kill matrix {s['matrix']['evaluations']} "
+        f"evaluations in {s['matrix']['seconds']:.1f} s ({s['matrix']['not_reached_pairs']} pairs not reached, not run)"
     )
     rounds = s.get("rounds") or []
     if len(rounds) > 1:

@@ -128,12 +128,16 @@ def test_forced_fail_proof_rejects_vacuous_candidates_and_keeps_the_good_one_bes
     assert not matrix.fresh_process
 
 
-def test_results_are_identical_for_one_and_two_jobs(kit, pkg, tmp_path):
+def test_results_are_identical_for_one_and_two_jobs_and_across_runs(kit, pkg, tmp_path):
+    from drafter.soundness import check_soundness
+
     source, name = pkg
     run = tmp_path / "run"
-    items = [kit.sound(kit.rendered(run, name, "absolute", "non_negative", "assert absolute(x) >= 0")),
-             kit.sound(kit.rendered(run, name, "absolute", "keeps_positive", "assume(x > 0)\nassert absolute(x) == x")),
-             kit.sound(kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"))]
+    rendered = [kit.rendered(run, name, "absolute", "non_negative", "assert absolute(x) >= 0"),
+                kit.rendered(run, name, "absolute", "keeps_positive", "assume(x > 0)\nassert absolute(x) == x"),
+                kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")]
+    # Real clean runs, so the recorded lines (and the pairs they decide unrun) are part of what must repeat.
+    items = list(zip(rendered, check_soundness(rendered, run, source, seeds=2, max_examples=30, jobs=2)))
     mutants = [
         kit.mutant(source, name, "absolute", "flip", "if x < 0:", "if x > 0:"),
         kit.mutant(source, name, "absolute", "ret", "        return -x", "        return x"),
@@ -146,7 +150,8 @@ def test_results_are_identical_for_one_and_two_jobs(kit, pkg, tmp_path):
 
     one = build_kill_matrix(items, mutants, run, source, jobs=1, max_examples=30)
     two = build_kill_matrix(items, mutants, run, source, jobs=2, max_examples=30)
-    assert strip(one) == strip(two)
+    again = build_kill_matrix(items, mutants, run, source, jobs=2, max_examples=30)
+    assert strip(one) == strip(two) == strip(again)
     assert len(one.results) == 3 * 2 + 1
     assert ("keeps_positive", "ret") in {k for k, v in outcomes(one).items() if v == "survived"}
 
@@ -272,3 +277,35 @@ def test_hypothesis_draws_no_constants_from_whatever_modules_a_worker_imported(t
     pool = providers._get_local_constants()
     assert "a-constant-only-this-module-has" not in pool.strings and 918273 not in pool.integers
     assert len(pool) == 0
+
+
+def test_a_pair_whose_changed_lines_the_clean_runs_never_ran_is_not_reached_and_running_it_would_not_kill(
+        kit, pkg, tmp_path):
+    from dataclasses import replace
+
+    from drafter.extract import extract
+    from drafter.soundness import check_soundness
+    from sabotage.mutants import mutants_for
+
+    source, name = pkg
+    run = tmp_path / "run"
+    positive = kit.rendered(run, name, "absolute", "positive", "assert absolute(x) == x", given="x=st.integers(0, 1000)")
+    signed = kit.rendered(run, name, "absolute", "signed", "assert absolute(x) == abs(x)")
+    checks = check_soundness([positive, signed], run, source, seeds=2, max_examples=30, jobs=1)
+    assert [c.status for c in checks] == ["sound", "sound"]
+    negative_branch = (source / name / "core.py").read_text().splitlines().index("        return -x") + 1
+    assert negative_branch not in checks[0].lines and negative_branch in checks[1].lines
+    target = next(t for t in extract(source, (), ()).targets if t.qualname == "absolute")
+    mutants = list(mutants_for(target, source).mutants)
+    sound = list(zip([positive, signed], checks))
+    matrix = build_kill_matrix(sound, mutants, run, source, jobs=1, max_examples=30)
+    skipped = {r.mutant_id for r in matrix.results if r.outcome == "not_reached"}
+    assert skipped and all("::positive" in r.candidate_id for r in matrix.results if r.outcome == "not_reached")
+    assert all(negative_branch in next(m for m in mutants if m.id == i).reach for i in skipped)
+    assert f"line(s) {negative_branch} " in next(r.detail for r in matrix.results if r.outcome == "not_reached")
+    # The same pairs run for real (lines unknown): each one the matrix skipped survives, while `signed` kills.
+    unknown = [(item, replace(clean, lines=None)) for item, clean in sound]
+    full = {(r.candidate_id, r.mutant_id): r.outcome for r in build_kill_matrix(unknown, mutants, run, source, jobs=1,
+                                                                                  max_examples=30).results}
+    assert {full[(positive.candidate_id, m)] for m in skipped} == {"survived"}
+    assert any(full[(signed.candidate_id, m)] == "assertion" for m in skipped)

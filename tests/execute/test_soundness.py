@@ -154,3 +154,39 @@ def test_hypothesis_flaky_and_state_dependent_results_are_flaky_not_sound(kit, p
     assert [r.status for r in results] == ["flaky", "flaky", "sound"], results
     assert "FlakyFailure" in results[0].detail or "Flaky" in results[0].detail
     assert "seed 0: passed" in results[1].detail and "seed 4: failed" in results[1].detail
+
+
+def test_body_time_is_the_time_inside_bodies_and_the_recorded_lines_are_the_traced_functions(kit, tmp_path):
+    source = tmp_path / "source"
+    kit.write(source / "timed_mod.py", """
+        import time
+
+
+        def nap(x):
+            if x < 0:
+                return -1
+            time.sleep(0.002)
+            return x
+    """)
+    path = kit.write(tmp_path / "t.py", """
+        from hypothesis import given, settings, strategies as st
+        from timed_mod import nap
+
+        @settings(max_examples=500, deadline=None)
+        @given(x=st.integers(0, 10**6))
+        def test_naps(x):
+            assert nap(x) == x
+    """)
+    import sys
+    sys.path.insert(0, str(source))
+    try:
+        spec = RunSpec(str(path), "test_naps", 0, 20, False, 30, trace="timed_mod:nap", time_body=True)
+        out = run_test(load_test(path, "test_naps"), spec, source)
+        plain = run_test(load_test(path, "test_naps"), RunSpec(str(path), "test_naps", 0, 20, False, 30), source)
+    finally:
+        sys.path.remove(str(source))
+        sys.modules.pop("timed_mod", None)
+    assert out.status == "passed" and 20 * 0.002 <= out.body_seconds <= out.seconds
+    assert out.lines == (6, 8, 9)  # never line 7: no negative x is drawn
+    assert plain.lines is None and plain.body_seconds == -1.0
+    assert load_test(path, "test_naps").hypothesis.inner_test.__name__ == "test_naps"  # the wrapper is gone again

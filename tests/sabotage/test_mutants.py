@@ -140,3 +140,66 @@ def test_negate_param_uses_the_extracted_usage_when_there_is_no_annotation(tmp_p
     assert [m.description for m in mutants_for(informed, src, negate).mutants] == [
         "line 1: `amount = -amount` inserted at entry"
     ]
+
+
+REACH = '''\
+def pick(x):
+    if x > 100:
+        big = x * 2
+        return big
+    return x
+
+
+def tally(x):
+    if x > 100:
+        found = 1
+    return x
+
+
+def numbers(n):
+    if n > 100:
+        yield n
+    return None
+
+
+class Box:
+    def grow(self, x):
+        if x > 100:
+            return x * 2
+        return x
+'''
+
+
+def test_reach_names_the_changed_statements_and_is_unknown_when_the_change_is_not_local(tmp_path, helpers) -> None:
+    src = helpers.write_src(tmp_path, {"reach.py": REACH})
+    targets = {t.qualname: t for t in helpers.targets_of(src)}
+    statements = select_operators(["delete_statement", "swap_arithmetic"])
+    pick = {m.description.split(": ", 1)[1]: m.reach for m in mutants_for(targets["pick"], src, statements).mutants}
+    # `x * 2` on line 3 and the assignment holding it: only line 3 must run for the mutant to act.
+    assert pick["`x * 2` → `x / 2`"] == (3,)
+    assert pick["`big = x * 2` → `pass`"] == ()  # `big` would stop being a local: `return big` reads a global
+    # Deleting the only assignment of a name, or the only `yield`, changes the function on every line: unknown.
+    (tally,) = mutants_for(targets["tally"], src, statements).mutants
+    assert "found = 1" in tally.diff and tally.reach == ()
+    compare = select_operators(["swap_comparison"])
+    numbers = [m for m in mutants_for(targets["numbers"], src, statements).mutants if "yield" in m.diff]
+    assert numbers and all(m.reach == () for m in numbers)
+    # A compound statement's header: changing the `if` test needs only its own line to run.
+    (header, *_) = [m for m in mutants_for(targets["pick"], src, compare).mutants if "x > 100" in m.diff]
+    assert header.reach == (2,)
+    # Methods: lines are module lines, not the method's own.
+    grow = [m for m in mutants_for(targets["Box.grow"], src, statements).mutants if "x * 2" in m.diff]
+    assert grow and grow[0].reach == (23,)
+
+
+def test_mutants_for_all_over_two_processes_equals_one_by_one_with_errors_in_place(shop, helpers) -> None:
+    from dataclasses import replace
+
+    from sabotage.mutants import mutants_for_all
+
+    targets = helpers.targets_of(shop)[:4]
+    missing = replace(targets[1], qualname="not_there", id="shop.billing:not_there")
+    wanted = [targets[0], missing, *targets[2:]]
+    spread = mutants_for_all(wanted, shop, jobs=2)
+    assert isinstance(spread[1], SabotageError) and "not_there" in str(spread[1])
+    assert [spread[0], *spread[2:]] == [mutants_for(t, shop) for t in [targets[0], *targets[2:]]]

@@ -1,0 +1,237 @@
+"""drafter against mutmut 3 on a real module: kill matrix and mutant generation per CPU-second, one worker each.
+
+    .venv/bin/pip install -e '.[bench]'       # mutmut 3, bench-only
+    python bench/matrix_vs_mutmut.py [--reps 3] [--max-examples 100]
+
+The module is bench/vendor/inflection (inflection 0.5.1, MIT, 426 lines). The tests are the same for both tools:
+the candidates drafter's pipeline finds sound on it with the replay file bench/inflection_replies.json, as rendered
+Hypothesis files. Each tool mutates the module with its own operators and runs those tests against its own mutants,
+with one worker (drafter --jobs 1, mutmut --max-children 1). The runs are interleaved (drafter, mutmut, drafter, …)
+and the figures are medians. CPU is user + system of the process and every child it waited for.
+
+- Kill matrix: mutants answered per CPU-second of the matrix phase only (drafter: build_kill_matrix, its forced-fail
+  proof included; mutmut: from the start of its mutant runner to the end, after its clean and stats runs). mutmut
+  runs with Hypothesis shrinking off (a conftest profile), as drafter's matrix does, and once more with its default
+  (shrinking on) in the first --default-reps repetitions.
+- Generation: mutants made per CPU-second (drafter: mutants_for of every target, parse cache cleared; mutmut: its
+  create_mutants step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.dont_write_bytecode = True
+
+from drafter.config import Settings  # noqa: E402
+from drafter.extract import extract  # noqa: E402
+from drafter.killmatrix import build_kill_matrix  # noqa: E402
+from drafter.pipeline import run  # noqa: E402
+
+INFLECTION = REPO / "bench" / "vendor" / "inflection"
+REPLIES = REPO / "bench" / "inflection_replies.json"
+
+NO_SHRINK_CONFTEST = """\
+from hypothesis import Phase, settings
+
+settings.register_profile("bench", phases=(Phase.explicit, Phase.generate), database=None, deadline=None)
+settings.load_profile("bench")
+"""
+
+# Runs inside the mutmut project: mutmut's own `run` with marks at its phase boundaries.
+MUTMUT_DRIVER = r"""
+import json, resource, sys, time
+from pathlib import Path
+
+
+def mark():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return [own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, time.perf_counter()]
+
+
+import mutmut.__main__ as mm
+
+marks = {"start": mark()}
+real_create, real_runner = mm.create_mutants, mm.get_mutant_runner
+
+
+def create(n):
+    marks["generation_start"] = mark()
+    out = real_create(n)
+    marks["generation_end"] = mark()
+    return out
+
+
+def runner(n):
+    made = real_runner(n)
+    real_startup = made.startup
+
+    def startup():
+        marks["matrix_start"] = mark()
+        return real_startup()
+
+    made.startup = startup
+    return made
+
+
+mm.create_mutants, mm.get_mutant_runner = create, runner
+try:
+    mm._run((), max_children=1)
+except SystemExit:
+    pass
+marks["end"] = mark()
+counts = {}
+for meta in Path("mutants").rglob("*.meta"):
+    for key, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+        status = mm.status_by_exit_code.get(code, str(code))
+        counts[status] = counts.get(status, 0) + 1
+print("RESULT " + json.dumps({"marks": marks, "counts": counts}))
+"""
+
+
+def cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def drafter_inputs(workspace: Path, max_examples: int):
+    """The sound candidates of a replay run on inflection, the mutants they face, the run and source folders."""
+    settings = Settings(model=f"replay:{REPLIES}", workspace=workspace, jobs=2, max_examples=max_examples)
+    outcome = run(INFLECTION, settings).outcome
+    sound = [(outcome.rendered[c], s) for c, s in outcome.soundness.items() if s.status == "sound"]
+    facing = {r.target for r, _ in sound}
+    mutants = [m for m in outcome.mutants if m.target in facing]
+    return sound, mutants, outcome.draft.run_dir, outcome.draft.run_dir / "source"
+
+
+def mutmut_project(folder: Path, sound, run_dir: Path, shrink: bool) -> Path:
+    """inflection and the same rendered test files, laid out the way mutmut 3 expects."""
+    shutil.copytree(INFLECTION / "inflection", folder / "inflection")
+    tests = folder / "tests"
+    tests.mkdir()
+    for index, (item, _) in enumerate(sound):
+        shutil.copy(run_dir / item.path, tests / f"test_{index:03d}_{Path(item.path).stem[5:]}.py")
+    if not shrink:
+        (tests / "conftest.py").write_text(NO_SHRINK_CONFTEST)
+    (folder / "pyproject.toml").write_text(
+        '[tool.mutmut]\nsource_paths = ["inflection/"]\npytest_add_cli_args_test_selection = ["tests/"]\n'
+        '[tool.pytest.ini_options]\naddopts = "-p no:cacheprovider"\n')
+    return folder
+
+
+def run_mutmut(sound, run_dir: Path, shrink: bool) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as tmp:
+        project = mutmut_project(Path(tmp) / "project", sound, run_dir, shrink)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "HYPOTHESIS"))}
+        done = subprocess.run([sys.executable, "-c", MUTMUT_DRIVER], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=3600)
+    line = next((row for row in done.stdout.splitlines() if row.startswith("RESULT ")), None)
+    if line is None:
+        raise SystemExit(f"mutmut did not finish (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    data = json.loads(line[len("RESULT "):])
+    marks, counts = data["marks"], data["counts"]
+    answered = sum(counts.values())
+    ran = answered - counts.get("no tests", 0)
+    matrix_cpu = marks["end"][0] - marks["matrix_start"][0]
+    generation_cpu = marks["generation_end"][0] - marks["generation_start"][0]
+    return {"mutants": answered, "ran": ran, "counts": counts, "matrix_cpu": matrix_cpu,
+            "matrix_wall": marks["end"][1] - marks["matrix_start"][1], "generation_cpu": generation_cpu,
+            "total_cpu": marks["end"][0] - marks["start"][0]}
+
+
+def run_drafter(sound, mutants, run_dir: Path, source: Path, max_examples: int, coverage: bool = True) -> dict:
+    from dataclasses import replace
+
+    pairs = sound if coverage else [(item, replace(clean, lines=None)) for item, clean in sound]
+    before, started = cpu(), time.perf_counter()
+    matrix = build_kill_matrix(pairs, mutants, run_dir, source, jobs=1, max_examples=max_examples)
+    matrix_cpu, wall = cpu() - before, time.perf_counter() - started
+    by_mutant: dict[str, set[str]] = {}
+    for result in matrix.results:
+        by_mutant.setdefault(result.mutant_id, set()).add(result.outcome)
+    killed = sum(1 for outcomes in by_mutant.values() if outcomes & {"assertion", "crash", "timeout"})
+    unreached = sum(1 for outcomes in by_mutant.values() if outcomes == {"not_reached"})
+    return {"mutants": len(by_mutant), "ran": len(by_mutant) - unreached, "killed": killed, "not_reached": unreached,
+            "pairs_run": sum(1 for r in matrix.results if r.outcome != "not_reached"), "matrix_cpu": matrix_cpu,
+            "matrix_wall": wall}
+
+
+def drafter_generation(reps: int) -> tuple[float, int]:
+    import sabotage.mutants as generator
+
+    targets = extract(INFLECTION, (), ()).targets
+    rates, made = [], 0
+    for _ in range(reps):
+        generator._parsed.cache_clear()
+        started = time.process_time()
+        made = sum(len(generator.mutants_for(t, INFLECTION).mutants) for t in targets)
+        rates.append(made / (time.process_time() - started))
+    return statistics.median(rates), made
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--max-examples", type=int, default=100)
+    parser.add_argument("--default-reps", type=int, default=1, help="repetitions that also run mutmut with shrinking on")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-") as workspace:
+        sound, mutants, run_dir, source = drafter_inputs(Path(workspace), args.max_examples)
+        print(f"inputs: inflection 0.5.1 ({len((INFLECTION / 'inflection' / '__init__.py').read_text().splitlines())} "
+              f"lines), {len(sound)} sound candidates as test files, drafter {len(mutants)} mutants, "
+              f"max_examples {args.max_examples}")
+        rows: dict[str, list[dict]] = {"drafter": [], "drafter, no coverage skip": [], "mutmut, no shrink": [],
+                                       "mutmut, default": []}
+        for rep in range(args.reps):
+            rows["drafter"].append(run_drafter(sound, mutants, run_dir, source, args.max_examples))
+            rows["mutmut, no shrink"].append(run_mutmut(sound, run_dir, shrink=False))
+            rows["drafter, no coverage skip"].append(run_drafter(sound, mutants, run_dir, source, args.max_examples,
+                                                                 coverage=False))
+            if rep < args.default_reps:
+                rows["mutmut, default"].append(run_mutmut(sound, run_dir, shrink=True))
+            print(f"  repetition {rep + 1}/{args.reps} done, {time.perf_counter() - started:.0f}s")
+    rate = {}
+    print("\nkill matrix, one worker (medians):")
+    for name, results in rows.items():
+        if not results:
+            continue
+        rate[name] = statistics.median(r["mutants"] / r["matrix_cpu"] for r in results)
+        ran = statistics.median(r["ran"] / r["matrix_cpu"] for r in results)
+        last = results[-1]
+        extra = (f"killed {last['killed']}, not reached {last['not_reached']}, {last['pairs_run']} pairs run"
+                 if name.startswith("drafter") else ", ".join(f"{k} {v}" for k, v in sorted(last["counts"].items())))
+        print(f"  {name:26s} {rate[name]:7.1f} mutants answered per CPU-s ({ran:6.1f} run per CPU-s); "
+              f"{last['mutants']} mutants, matrix CPU {statistics.median(r['matrix_cpu'] for r in results):.2f}s, "
+              f"wall {statistics.median(r['matrix_wall'] for r in results):.2f}s; {extra}")
+    default = f"{rate['drafter'] / rate['mutmut, default']:.2f}x" if "mutmut, default" in rate else "not run"
+    print(f"  ratio drafter / mutmut (no shrink): {rate['drafter'] / rate['mutmut, no shrink']:.2f}x  "
+          f"(default mutmut: {default}; goal >= 5x)")
+    print(f"  drafter without the coverage skip / mutmut (no shrink): "
+          f"{rate['drafter, no coverage skip'] / rate['mutmut, no shrink']:.2f}x")
+
+    drafter_rate, drafter_made = drafter_generation(max(5, args.reps))
+    mutmut_rates = [r["mutants"] / r["generation_cpu"] for r in rows["mutmut, no shrink"] + rows["mutmut, default"]]
+    mutmut_rate = statistics.median(mutmut_rates)
+    print("\nmutant generation (medians):")
+    print(f"  drafter {drafter_rate:7.1f} mutants per CPU-s ({drafter_made} mutants of {len(extract(INFLECTION, (), ()).targets)}"
+          " targets)")
+    print(f"  mutmut  {mutmut_rate:7.1f} mutants per CPU-s ({rows['mutmut, no shrink'][-1]['mutants']} mutants)")
+    print(f"  ratio   {drafter_rate / mutmut_rate:7.2f}x  (goal >= 1x)")
+    print(f"total bench wall {time.perf_counter() - started:.0f}s")
+
+
+if __name__ == "__main__":
+    main()

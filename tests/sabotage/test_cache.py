@@ -1,0 +1,48 @@
+"""The mutant cache: same module text, operators and generator give the same mutants without generating them."""
+
+from __future__ import annotations
+
+from sabotage import mutants_for, select_operators
+from sabotage.cache import MutantCache
+
+MODULE = '''\
+def clamp(x, low=0, high=10):
+    """x within [low, high]."""
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+'''
+
+
+def test_a_stored_mutant_set_comes_back_identical_and_a_changed_module_is_made_again(tmp_path, helpers) -> None:
+    src = helpers.write_src(tmp_path, {"clamp.py": MODULE})
+    (target,) = helpers.targets_of(src)
+    cache = MutantCache(tmp_path / "cache")
+    made = cache.mutants_for(target, src)
+    assert made == mutants_for(target, src) and made.mutants and not cache.hits
+    again = MutantCache(tmp_path / "cache")
+    assert again.mutants_for(target, src) == made and again.hits == {target.id}
+    # Another operator set is another entry.
+    fewer = again.mutants_for(target, src, select_operators(["swap_comparison"]))
+    assert {m.operator for m in fewer.mutants} == {"swap_comparison"}
+    # The body changed (same signature and docstring, so the same fingerprint): a miss, and mutants of the new text.
+    (src / "clamp.py").write_text(MODULE.replace("return x\n", "return int(x)\n"))
+    changed = MutantCache(tmp_path / "cache")
+    fresh = changed.mutants_for(target, src)
+    assert not changed.hits and all("return int(x)" in m.source or "int(" not in m.source for m in fresh.mutants)
+    assert fresh == mutants_for(target, src) != made
+
+
+def test_an_unreadable_entry_is_ignored_with_a_warning_and_replaced(tmp_path, helpers) -> None:
+    src = helpers.write_src(tmp_path, {"clamp.py": MODULE})
+    (target,) = helpers.targets_of(src)
+    made = MutantCache(tmp_path / "cache").mutants_for(target, src)
+    (entry,) = (tmp_path / "cache").rglob("*.json")
+    entry.write_text('{"target": "clamp:clamp", "mutants": [{"id": ')
+    cache = MutantCache(tmp_path / "cache")
+    assert cache.mutants_for(target, src) == made and not cache.hits
+    assert len(cache.warnings) == 1 and str(entry) in cache.warnings[0]
+    healed = MutantCache(tmp_path / "cache")
+    assert healed.mutants_for(target, src) == made and healed.hits == {target.id}
