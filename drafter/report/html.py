@@ -16,6 +16,7 @@ from drafter.report.model import FACED_MUTANTS, CandidateEntry, RunReport, overa
 
 CELL = {"assertion": ("A", "kill by its assertion"), "crash": ("C", "kill by a crash"),
         "timeout": ("T", "kill by a repeated timeout"), "survived": ("·", "survived"),
+        "not_reached": ("○", "not reached: the candidate's clean run never executes the changed lines"),
         "invalid": ("!", "invalid mutant"), None: ("–", "not evaluated")}
 
 

@@ -84,16 +84,17 @@ def render_markdown(report: RunReport) -> str:
                     lines.append(f"  - … and {len(c.kills) - SHOWN_KILLS} more")
             lines.append("")
         faced = any(c.stage in FACED_MUTANTS for c in candidates_by_target[target.id])
-        for status, heading in (("survived", "Surviving mutants ({n})**: holes in the oracle, or equivalent mutants."),
-                                ("not_reached", "Mutants not reached ({n})**: no candidate's inputs execute the "
-                                                "changed lines, so none was run; holes in what the oracle exercises.")):
+        for status, heading, more in (
+                ("survived", "Surviving mutants ({n})**: holes in the oracle, or equivalent mutants.", "surviving mutants"),
+                ("not_reached", "Mutants not reached ({n})**: no candidate's inputs execute the changed lines, so none "
+                                "was run; holes in what the oracle exercises.", "mutants not reached")):
             shown = [m for m in mutants_by_target[target.id] if m.status == status] if faced else []
             if shown:
                 lines += ["**" + heading.format(n=len(shown)), ""]
                 for m in shown[:SHOWN_SURVIVORS]:
                     lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
                 if len(shown) > SHOWN_SURVIVORS:
-                    lines += [f"… and {len(shown) - SHOWN_SURVIVORS} more of this target in {ELSEWHERE}.", ""]
+                    lines += [f"… and {len(shown) - SHOWN_SURVIVORS} more {more} of this target in {ELSEWHERE}.", ""]
 
     rejected = [c for c in report.candidates if c.status == "rejected"]
     if rejected:
