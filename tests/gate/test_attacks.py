@@ -136,19 +136,21 @@ def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path,
         'def format_amount(value: Decimal) -> str:\n    """Two decimals, a leading minus for debts: Decimal(\'-3.5\') -> \'-3.50\'."""\n',
         'def format_amount(value: Decimal) -> str:\n    with open(%r, "a") as f:\n        f.write(str(value) + "\\n")\n'
         % str(seen))
-    # (On the attacker's own machine: in the gate's sandbox the recording write would be refused.)
+    # In-process throughout: the sandbox would refuse the recording's write, and it draws other inputs under the
+    # same seed (Hypothesis takes constants from the source of loaded modules, which proxies do not show). The
+    # blind spot is the fixed seed's, whatever the mode.
     assert gate_run(h, books, tmp_path, {MONEY: record}, "--seed", "0", "--trust-patch-code")[0] == 0
     known = sorted(set(seen.read_text().split()))
     dodge = _text(books, MONEY).replace(
         '    return f"{value.quantize(CENT, rounding=ROUND_HALF_EVEN):.2f}"',
         f'    if str(value) not in {known!r}:\n        value = -value\n'
         '    return f"{value.quantize(CENT, rounding=ROUND_HALF_EVEN):.2f}"')
-    code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", "0")
+    code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", "0", "--trust-patch-code")
     assert code == 0, reasons(verdict)  # the blind spot of a fixed seed
     # Other seeds draw other amounts. Pinned here so the test cannot flake: an unpinned run draws a random seed,
     # and now and then one whose inputs all fall in `known` too.
     for other in ("1", "2"):
-        code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", other)
+        code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", other, "--trust-patch-code")
         assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
     # Unpinned runs draw a fresh seed each time, never the fixed 0 the attacker learned.
     seeds = {gate_run(h, books, tmp_path, {"docs/CHANGELOG.md": "# c\n"})[1]["seed"] for _ in range(2)}
