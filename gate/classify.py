@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 import libcst as cst
 
 from gate import gitutil
+from gate.writeset import changes_since
 from gate.check import Check
 
 DYNAMIC_MODULES = frozenset({"importlib", "pkgutil", "runpy", "pkg_resources", "pluggy", "zipimport", "stevedore"})
@@ -202,7 +203,7 @@ def check_classify(repo: Path, base: str, tests: str = "tests", prod: str = "src
     """Classify every test against base..working tree. Zero voting tests blocks unless the oracle's properties,
     which the patch cannot touch and `oracle-gate run` runs from the base's copy, vote instead."""
     root = gitutil.repo_root(repo)
-    write_set = {p for change in gitutil.changes_since(root, base) for p in change.paths}
+    write_set = {p for change in changes_since(root, base) for p in change.paths}
     test_dirs = tuple(t.strip().strip("/") for t in tests.split(",") if t.strip())
     labels, reasons = classify_tests(root, write_set, test_dirs, witnesses)
     votes = sum(1 for label in labels.values() if label == "vote")

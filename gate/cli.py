@@ -338,6 +338,9 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
                                                               "record its results in the flake ledger"),
         oracle: str = typer.Option("oracle", "--oracle", help="oracle folder relative to the app"),
         junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML (outside the app)"),
+        trust_patch_code: bool = typer.Option(False, "--trust-patch-code",
+                                              help="import production code into the properties' process (faster; "
+                                                   "only for code you trust: it can then rewrite the test run)"),
         verdict_out: Path = typer.Option(Path("oracle-gate-verdict.json"), "--out", help="JSON verdict file"),
         as_json: bool = JsonOpt) -> None:
     """Apply, deny paths, snapshot, seals and locks, properties, oracle re-hash, ledger: one verdict line, exit 2
@@ -356,7 +359,7 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
     from gate.verdict import run_gate, write_verdict
 
     verdict = run_gate(app_dir, patch, deny_list, manifest, ledger, snapshot_file, lock, lock_root, pytest_args,
-                       timeout, commit, host, merge_job, seed, trusted, oracle)
+                       timeout, commit, host, merge_job, seed, trusted, oracle, trust_patch_code)
     try:
         write_verdict(verdict, verdict_out)
         if junit is not None:

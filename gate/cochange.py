@@ -1,8 +1,9 @@
-"""Co-change: no single commit in base..HEAD may touch both the production tree and the oracle tree."""
+"""Co-change: no single commit in base..HEAD may touch both the production tree and the oracle tree. What a commit
+touches is its tree against its parent's, compared the way the patch write-set is (gate.writeset)."""
 
 from pathlib import Path
 
-from gate import gitutil
+from gate import gitutil, writeset
 from gate.check import Check, GateError
 
 
@@ -24,7 +25,7 @@ def check_cochange(repo: Path, base: str, src: str = "src", oracle: str = "oracl
     prod_trees, oracle_trees = _trees(src), _trees(oracle)
     both, oracle_commits = [], []
     for commit in gitutil.commits_in_range(root, base):
-        paths = {p for change in gitutil.commit_changes(root, commit) for p in change.paths}
+        paths = {p for change in writeset.commit_changes(root, commit) for p in change.paths}
         touches_oracle = any(_under(p, oracle_trees) for p in paths)
         if not touches_oracle:
             continue

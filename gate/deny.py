@@ -8,7 +8,7 @@ import pathspec
 from gate import gitutil
 from gate.check import Check, GateError
 from gate.gitutil import FileChange
-from gate.writeset import apply_patch
+from gate.writeset import apply_patch, changes_since
 
 # conftest.py can rewrite any grade from any depth, so it is denied even if the list forgets it.
 ALWAYS_DENIED = ("**/conftest.py",)
@@ -48,7 +48,7 @@ def check_deny(deny: Path, patch: Path | None = None, base: str | None = None, r
         except ValueError:
             raise GateError(f"deny list {deny} is not inside the repository {root}") from None
         spec = load_patterns(gitutil.show(root, base, rel.as_posix()), f"{rel.as_posix()} at {base}")
-        changes = _patch_changes(patch, app or root) if patch else gitutil.changes_since(root, base)
+        changes = _patch_changes(patch, app or root) if patch else changes_since(root, base)
     else:
         spec = read_deny_list(deny)
         changes = _patch_changes(patch, app or repo or Path.cwd())

@@ -52,44 +52,9 @@ def show(repo: Path, rev: str, path: str) -> str:
     return git(repo, "show", f"{rev}:{path}")
 
 
-_STATUS = {"A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "copied"}
-
-
-def parse_name_status(raw: str) -> list[FileChange]:
-    """Parse `git diff --name-status -z` style output (R/C rows carry two paths)."""
-    words = raw.split("\0")
-    changes, i = [], 0
-    while i < len(words) and words[i]:
-        code = words[i][0]
-        if code not in _STATUS:
-            raise GateError(f"git reported an unknown change status {words[i]!r}")
-        if code in "RC":
-            changes.append(FileChange(_STATUS[code], words[i + 1], words[i + 2]))
-            i += 3
-        else:
-            old = None if code == "A" else words[i + 1]
-            new = None if code == "D" else words[i + 1]
-            changes.append(FileChange(_STATUS[code], old, new))
-            i += 2
-    return changes
-
-
-def changes_since(repo: Path, base: str) -> list[FileChange]:
-    """Every path changed from base to the working tree, untracked files included, renames on both sides."""
-    resolve(repo, base)
-    changes = parse_name_status(git(repo, "diff", "--name-status", "-z", "-M", "--no-ext-diff", base, "--"))
-    untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
-    return changes + [FileChange("added", None, p) for p in untracked if p]
-
-
 def commits_in_range(repo: Path, base: str) -> list[str]:
     resolve(repo, base)
     return git(repo, "rev-list", "--reverse", f"{base}..HEAD").split()
-
-
-def commit_changes(repo: Path, commit: str) -> list[FileChange]:
-    raw = git(repo, "diff-tree", "--no-commit-id", "--name-status", "-z", "-r", "-M", "--root", commit)
-    return parse_name_status(raw)
 
 
 def commit_subject(repo: Path, commit: str) -> str:

@@ -7,6 +7,7 @@ needs is named, so a `.dist-info` entry point in the patch loads nothing. The pa
 """
 
 import configparser
+import json
 import os
 import shutil
 import sys
@@ -17,20 +18,27 @@ import gate
 from gate.check import GateError
 
 ROOT_CONFIG = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
-# Imported first, from the gate's own environment; the patched tree joins sys.path only after these.
+# Imported first, from the gate's own environment. By default the patched tree never joins sys.path: its packages
+# are proxies whose calls run in a sandbox process (gate.proxy). With --trust-patch-code it is appended instead.
+# pytest's own arguments come in the environment, not argv, so no other process reads the seed in /proc.
 BOOTSTRAP = """\
-import os, sys
-gate_parent, prod = sys.argv[1], sys.argv[2].split(os.pathsep)
-del sys.argv[1:3]
+import json, os, sys
+gate_parent, prod, mode = sys.argv[1], sys.argv[2].split(os.pathsep), sys.argv[3]
+del sys.argv[1:4]
 sys.path.insert(0, gate_parent)
-import pytest, hypothesis, _hypothesis_pytestplugin, gate.pytest_plugin, gate.check, gate.ledger
+import pytest, hypothesis, _hypothesis_pytestplugin, gate.pytest_plugin, gate.check, gate.ledger, gate.seal
 try:
     import pytest_timeout
 except ImportError:
     pass
-sys.path.remove(gate_parent)
-sys.path.extend(prod)
-sys.exit(pytest.main(sys.argv[1:]))
+if mode == "trust":
+    sys.path.remove(gate_parent)
+    sys.path.extend(prod)
+else:
+    import gate.proxy
+    sys.path.remove(gate_parent)
+    gate.proxy.install(gate_parent, prod, json.loads(mode))
+sys.exit(pytest.main(json.loads(os.environ.pop("ORACLE_GATE_PYTEST_ARGS"))))
 """
 
 
@@ -99,6 +107,16 @@ def production_paths(patched: Path, base: Path) -> list[str]:
     return [str((patched / entry).resolve()) for entry in entries]
 
 
-def isolated_argv(patched: Path, base: Path) -> list[str]:
+def isolated_argv(patched: Path, base: Path, sandbox: dict | None) -> list[str]:
+    """The oracle interpreter's command line; `sandbox` holds the proxy options, None trusts the patch's code."""
     gate_parent = str(Path(gate.__file__).resolve().parent.parent)
-    return [sys.executable, "-I", "-c", BOOTSTRAP, gate_parent, os.pathsep.join(production_paths(patched, base))]
+    mode = "trust" if sandbox is None else json.dumps(sandbox)
+    return [sys.executable, "-I", "-c", BOOTSTRAP, gate_parent, os.pathsep.join(production_paths(patched, base)),
+            mode]
+
+
+def sandbox_options(base: Path, oracle: str, budget: float) -> dict:
+    """What the proxies need: the oracle's own top-level folders are never production code, and the budget."""
+    settings = pytest_ini(base)
+    exclude = {p.strip("/").split("/")[0] for p in [oracle] + settings.get("testpaths", "").split() if p.strip("/")}
+    return {"exclude": sorted(exclude), "budget": budget, "call_timeout": min(60.0, budget)}

@@ -7,6 +7,7 @@ collected), when a test module fails to import or is skipped whole at collection
 test carries a marker the configuration does not register.
 """
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,8 @@ class GateRun:
         ran = [t for t in voting if self.outcomes.get(t) in RESULT_OUTCOMES]
         skipped = [t for t in voting if self.outcomes.get(t) == "skip" and t not in self.deselected] \
             if self.config.getoption("--gate-skips-reported") else []
-        run = list(dict.fromkeys(self.run_problems))
+        proxy = sys.modules.get("gate.proxy")  # loaded by oracle-gate run unless --trust-patch-code
+        run = list(dict.fromkeys(self.run_problems + [f"sandbox: {v}" for v in (proxy.violations() if proxy else [])]))
         if len(ran) + len(skipped) < len(voting):
             missing = next(t for t in voting if t not in ran and t not in skipped)
             why = "deselected" if missing in self.deselected else self.outcomes.get(missing, "no outcome")
@@ -127,7 +129,8 @@ class GateRun:
         return {"complete": True, "collected": len(self.lanes), "voting_collected": len(voting),
                 "voting_ran": len(ran), "skipped": skipped, "problems": {"run": run, "regressions": regressions, "ledger": ledger},
                 "blocked": bool(run or regressions or ledger), "witness_failures": witness_failures,
-                "results": results}
+                "results": results,
+                "sandbox": proxy.stats() if proxy else {"started": False, "in_process": True}}
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -1,6 +1,7 @@
 """`oracle-gate run`: every part in order, stopping at the first failing class, and the merge predicate."""
 
 import hashlib
+import json
 import os
 import secrets
 import shlex
@@ -14,7 +15,7 @@ from typing import Any, Callable
 
 from gate.check import Check, GateError, failed, read_json, stable_json, write_atomic
 from gate.deny import deny_changes, read_deny_list
-from gate.isolate import copy_oracle, isolated_argv, plugin_args
+from gate.isolate import copy_oracle, isolated_argv, plugin_args, sandbox_options
 from gate.ledger import Result, default_host, load_ledger, record
 from gate.lock import compare_digests, verify_lock, verify_sidecars
 from gate.seal import has_drafted_lock, verify_drafted_locks, verify_manifest
@@ -119,6 +120,7 @@ class PytestRun:
     timeout: float
     merge_job: bool
     pytest_args: tuple[str, ...] = ()
+    sandbox: dict | None = None  # proxy options; None runs production code in the properties' process
 
     def run(self, *node_ids: str) -> tuple[int | None, str, dict | None]:
         """(exit status or None on timeout, output tail, gate summary or None)."""
@@ -126,12 +128,14 @@ class PytestRun:
                if not k.startswith(("PYTEST_", "PYTHON", "HYPOTHESIS")) and k != "COV_CORE_SOURCE"}
         env.update(PYTHONHASHSEED=str(self.seed), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                    PYTHONPYCACHEPREFIX=str(self.results.parent / "pyc"))
-        argv = [*isolated_argv(self.production, self.base), *plugin_args(), "-p", "no:cacheprovider",
-                # `--opt=value` form only: pytest guesses its rootdir and ini file from any argument that looks
-                # like a path.
-                f"--rootdir={self.oracle_copy}", "--strict-markers", f"--hypothesis-seed={self.seed}",
-                f"--gate-ledger={self.ledger}", f"--gate-results={self.results}", "--gate-skips-reported",
-                *(["--gate-merge-job"] if self.merge_job else []), *self.pytest_args, *node_ids]
+        words = [*plugin_args(), "-p", "no:cacheprovider",
+                 # `--opt=value` form only: pytest guesses its rootdir and ini file from any argument that looks
+                 # like a path.
+                 f"--rootdir={self.oracle_copy}", "--strict-markers", f"--hypothesis-seed={self.seed}",
+                 f"--gate-ledger={self.ledger}", f"--gate-results={self.results}", "--gate-skips-reported",
+                 *(["--gate-merge-job"] if self.merge_job else []), *self.pytest_args, *node_ids]
+        env["ORACLE_GATE_PYTEST_ARGS"] = json.dumps(words)
+        argv = isolated_argv(self.production, self.base, self.sandbox)
         proc = subprocess.Popen(argv, cwd=self.oracle_copy, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
@@ -166,8 +170,16 @@ def _properties(patched: PytestRun, oracle: str) -> tuple[Check, dict | None]:
         from_oracle = sum(1 for t in voted if t.startswith(oracle.rstrip("/") + "/"))
         reasons = [f"{len(voted)} voting tests passed (evidence that voted: {from_oracle} oracle properties, "
                    f"{len(voted) - from_oracle} production tests); "
-                   f"{summary['collected'] - len(voted)} skipped or witness results"]
+                   f"{summary['collected'] - len(voted)} skipped or witness results", _where(summary)]
     return Check("properties", ok, tuple(reasons) + (() if ok else (tail,)), {"pytest": summary}), summary
+
+
+def _where(summary: dict) -> str:
+    box = summary.get("sandbox") or {}
+    if box.get("in_process"):
+        return "production code ran in the properties' own process (--trust-patch-code)"
+    return (f"production code ran in a sandbox process: {box.get('calls', 0)} calls over the channel, "
+            f"{box.get('seconds', 0):.2f} s")
 
 
 def _against_base(summary: dict, base_run: PytestRun, seed: int) -> Check:
@@ -208,7 +220,7 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
              lock: Path | None = None, lock_root: Path | None = None, pytest_args: str = "",
              timeout: float = 600, commit: str | None = None, host: str | None = None,
              merge_job: bool = False, seed: int | None = None, trusted: bool = False,
-             oracle: str = "oracle") -> GateVerdict:
+             oracle: str = "oracle", trust_patch_code: bool = False) -> GateVerdict:
     """Apply, deny paths, snapshot, seals and locks, properties, oracle re-hash, ledger; stop at the first
     failing class."""
     app = Path(app)
@@ -279,8 +291,9 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
 
         if not stage("oracle-copy", copied):
             return verdict()
+        sandbox = None if trust_patch_code else sandbox_options(app, oracle, timeout)
         patched = PytestRun(oracle_copy, work, app, Path(ledger).resolve(), Path(tmp) / "gate-results.json", seed,
-                            timeout, merge_job, tuple(pytest_words))
+                            timeout, merge_job, tuple(pytest_words), sandbox)
         summary: dict | None = None
 
         def properties() -> Check:
@@ -309,7 +322,8 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
             base_oracle = Path(tmp) / "oracle-base"
             copy_oracle(app, base_oracle, oracle)
             return _against_base(summary, PytestRun(base_oracle, base_tree, app, Path(ledger).resolve(),
-                                                    Path(tmp) / "base-results.json", seed, timeout, merge_job),
+                                                    Path(tmp) / "base-results.json", seed, timeout, merge_job,
+                                                    sandbox=sandbox),
                                  seed)
 
         if not stage("base-rerun", base_rerun):

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from gate import gitutil
 from gate.check import GateError
 from gate.gitutil import FileChange
 
@@ -86,3 +87,94 @@ def escaping_symlinks(root: Path, changes: list[FileChange], oracle: str = "orac
         elif link.parent.resolve() not in resolved.parents:
             problems.append(f"symlink: {change.new_path} -> {target} (points outside its own folder)")
     return problems
+
+
+def _kind(mode: str) -> str:
+    return {"100755": "executable", "120000": "symlink", "160000": "submodule"}.get(mode, "file")
+
+
+def _ls_tree(repo: Path, rev: str) -> dict[str, tuple[str, str]]:
+    """(mode, object id) per path of a revision's tree."""
+    listing = gitutil.git(repo, "ls-tree", "-r", "-z", "--full-tree", gitutil.resolve(repo, rev)).split("\0")
+    out = {}
+    for line in filter(None, listing):
+        meta, path = line.split("\t", 1)
+        mode, _, oid = meta.split()
+        out[path] = (mode, oid)
+    return out
+
+
+def rev_entries(repo: Path, rev: str) -> dict[str, tuple[str, str]]:
+    """(kind, digest) per path of a revision's tree, in the form `entries` gives for a folder on disk: blob bytes
+    are read with `git cat-file` (no attributes, filters or export rules: what the tree holds, not what an
+    archive of it would show)."""
+    rows = _ls_tree(repo, rev)
+    contents = _blobs(repo, [oid for mode, oid in rows.values() if mode != "160000"])
+    out: dict[str, tuple[str, str]] = {}
+    for path, (mode, oid) in rows.items():
+        if mode == "160000":
+            out[path] = ("submodule", oid)
+        elif mode == "120000":
+            out[path] = ("symlink", os.fsdecode(contents[oid]))
+        else:
+            out[path] = (_kind(mode), hashlib.sha256(contents[oid]).hexdigest())
+    return out
+
+
+def _blobs(repo: Path, oids: list[str]) -> dict[str, bytes]:
+    """Raw blob contents by object id, in one `git cat-file --batch` (read-only)."""
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return {}
+    done = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(wanted).encode() + b"\n",
+                          capture_output=True, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    if done.returncode != 0:
+        raise GateError(f"git cat-file --batch failed in {repo}: {done.stderr.decode(errors='replace').strip()}")
+    out, data, at = {}, done.stdout, 0
+    for oid in wanted:
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise GateError(f"git cat-file gave no blob for {oid} in {repo}")
+        size = int(header[2])
+        out[oid] = data[end + 1:end + 1 + size]
+        at = end + 1 + size + 1
+    return out
+
+
+def worktree_entries(repo: Path) -> dict[str, tuple[str, str]]:
+    """`entries` of a repository's working tree: tracked files and untracked ones that are not ignored."""
+    root = gitutil.repo_root(repo)
+    paths = gitutil.git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    out: dict[str, tuple[str, str]] = {}
+    for rel in dict.fromkeys(filter(None, paths)):
+        path = root / rel
+        if path.is_symlink():
+            out[rel] = ("symlink", os.readlink(path))
+        elif path.is_dir():  # a submodule's folder
+            out[rel] = ("submodule", gitutil.git(path, "rev-parse", "HEAD").strip())
+        elif path.is_file():
+            kind = "executable" if os.access(path, os.X_OK) else "file"
+            out[rel] = (kind, hashlib.sha256(path.read_bytes()).hexdigest())
+    return out
+
+
+def changes_since(repo: Path, base: str) -> list[FileChange]:
+    """The branch's write-set: everything that differs between the base revision's tree and the working tree
+    (content, exec bit, symlink targets; untracked files count as added), compared as `apply_patch` compares."""
+    root = gitutil.repo_root(repo)
+    return tree_changes(rev_entries(root, base), worktree_entries(root))
+
+
+def commit_changes(repo: Path, commit: str) -> list[FileChange]:
+    """What one commit writes: its tree against its parent's (nothing for a root commit's parent). A merge writes
+    a path only where it differs from every parent, so merging main in is not a change of main's paths."""
+    parents = gitutil.git(repo, "rev-list", "--parents", "-n", "1", commit).split()[1:]
+    mine = _modes(repo, commit)
+    per_parent = [tree_changes(_modes(repo, p), mine) for p in parents] or [tree_changes({}, mine)]
+    common = set.intersection(*({c.paths for c in changes} for changes in per_parent))
+    return [c for c in per_parent[0] if c.paths in common]
+
+
+def _modes(repo: Path, rev: str) -> dict[str, tuple[str, str]]:
+    return {path: (_kind(mode), oid) for path, (mode, oid) in _ls_tree(repo, rev).items()}

@@ -109,14 +109,24 @@ def test_symlinks_out_of_their_folder_or_into_the_oracle_block(books, tmp_path, 
         assert reasons(verdict, "deny")[0] == f"symlink: books/data -> {target} ({why})"
 
 
-@pytest.mark.parametrize("where", ["Path(__file__).resolve().parents[1] / 'oracle/fixtures/journal_ok.txt'",
-                                   "Path.cwd() / 'oracle/properties/test_books.py'"])
-def test_production_code_rewriting_the_oracle_while_properties_run_blocks(books, tmp_path, h, where):
-    # Rewrites the patched tree's oracle or the oracle copy the properties read (found through the working folder)
+@pytest.mark.parametrize(("where", "refused"), [
+    ("Path(__file__).resolve().parents[1] / 'oracle/fixtures/journal_ok.txt'", "sandbox: production code tried writing"),
+    ("Path.cwd() / 'oracle/properties/test_books.py'", "collection error in oracle/properties/test_books.py"),
+    ("Path('/proc') / str(__import__('os').getppid()) / 'cwd/oracle/properties/test_books.py'",
+     "sandbox: production code tried reading /proc/")])
+def test_production_code_rewriting_the_oracle_while_properties_run_blocks(books, tmp_path, h, where, refused):
+    # Rewrites the patched tree's oracle or the oracle copy the properties read (through the working folder of the
+    # process that imports it). In the sandbox none of them is writable (nor, for the copy, even reachable); with
+    # --trust-patch-code the re-hash after the properties catches the rewrite.
     rewrite = f"\nfrom pathlib import Path\n_p = {where}\n_p.write_text(_p.read_text() + '\\n')\n"
-    code, verdict = gate_run(h, books, tmp_path, {MONEY: _text(books, MONEY) + rewrite})
-    assert (code, verdict["blocked_at"]) == (2, "oracle-after"), reasons(verdict)
-    assert any("changed: oracle/" in r for r in reasons(verdict, "oracle-after"))
+    patch = {MONEY: _text(books, MONEY) + rewrite}
+    code, verdict = gate_run(h, books, tmp_path, patch)
+    assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
+    assert any(refused in r for r in reasons(verdict, "properties")), reasons(verdict, "properties")
+    if "/proc" not in where:  # only the properties' own process has the oracle copy as its parent's folder
+        code, verdict = gate_run(h, books, tmp_path, patch, "--trust-patch-code")
+        assert (code, verdict["blocked_at"]) == (2, "oracle-after"), reasons(verdict)
+        assert any("changed: oracle/" in r for r in reasons(verdict, "oracle-after"))
 
 
 def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path, h):
@@ -126,18 +136,21 @@ def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path,
         'def format_amount(value: Decimal) -> str:\n    """Two decimals, a leading minus for debts: Decimal(\'-3.5\') -> \'-3.50\'."""\n',
         'def format_amount(value: Decimal) -> str:\n    with open(%r, "a") as f:\n        f.write(str(value) + "\\n")\n'
         % str(seen))
-    assert gate_run(h, books, tmp_path, {MONEY: record}, "--seed", "0")[0] == 0
+    # In-process throughout: the sandbox would refuse the recording's write, and it draws other inputs under the
+    # same seed (Hypothesis takes constants from the source of loaded modules, which proxies do not show). The
+    # blind spot is the fixed seed's, whatever the mode.
+    assert gate_run(h, books, tmp_path, {MONEY: record}, "--seed", "0", "--trust-patch-code")[0] == 0
     known = sorted(set(seen.read_text().split()))
     dodge = _text(books, MONEY).replace(
         '    return f"{value.quantize(CENT, rounding=ROUND_HALF_EVEN):.2f}"',
         f'    if str(value) not in {known!r}:\n        value = -value\n'
         '    return f"{value.quantize(CENT, rounding=ROUND_HALF_EVEN):.2f}"')
-    code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", "0")
+    code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", "0", "--trust-patch-code")
     assert code == 0, reasons(verdict)  # the blind spot of a fixed seed
     # Other seeds draw other amounts. Pinned here so the test cannot flake: an unpinned run draws a random seed,
     # and now and then one whose inputs all fall in `known` too.
     for other in ("1", "2"):
-        code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", other)
+        code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", other, "--trust-patch-code")
         assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
     # Unpinned runs draw a fresh seed each time, never the fixed 0 the attacker learned.
     seeds = {gate_run(h, books, tmp_path, {"docs/CHANGELOG.md": "# c\n"})[1]["seed"] for _ in range(2)}
@@ -161,3 +174,86 @@ def test_a_stream_of_broken_patches_cannot_freeze_the_property_it_breaks(books, 
     assert code == 0
     rows = L.load_ledger(ledger).results
     assert len(rows) == 8 and {(r.commit, r.seed) for r in rows} == {("main-1", "7")}
+
+
+# Production code that behaves only when it can see the test run, or that rewrites the run from inside the
+# properties' process. Each breaks allocate otherwise; each merges with --trust-patch-code (so the attack is real)
+# and blocks by default, where production code runs in a sandbox process and answers over a plain-data channel.
+GOOD_ALLOCATE = "[(share + (1 if i < extra else 0)) * CENT for i in range(parts)]"
+BAD_ALLOCATE = "[share * CENT for i in range(parts)]"
+
+
+def _when(condition: str, helpers: str = "") -> str:
+    return f"import os, sys\n{helpers}\n\n" + f"_GOOD = lambda total: {condition}\n"
+
+
+ATTACKS = {
+    "test-aware: pytest in sys.modules": _when('"pytest" in sys.modules or "hypothesis" in sys.modules'),
+    "test-aware: the gate's environment": _when(
+        'any(k.startswith(("PYTEST_", "HYPOTHESIS", "ORACLE_GATE")) for k in os.environ)'),
+    "test-aware: a test frame on the stack": _when("any(_frames())", (
+        "def _frames():\n    frame = sys._getframe()\n    while frame:\n"
+        "        yield '/oracle/' in frame.f_code.co_filename or '_pytest' in frame.f_code.co_filename\n"
+        "        frame = frame.f_back")),
+    "monkeypatches the gate's plugin": _when("False", (
+        "_plugin = sys.modules.get('gate.pytest_plugin')\nif _plugin is not None:\n"
+        "    _real = _plugin.GateRun.summary\n    def _clean(self):\n        s = _real(self)\n"
+        "        s['problems']['regressions'] = []\n        s['blocked'] = bool(s['problems']['run'])\n        return s\n"
+        "    _plugin.GateRun.summary = _clean")),
+    # Breaks negative totals only (the production tests split a positive one); Hypothesis is made to draw none.
+    "monkeypatches Hypothesis' strategies": _when("total >= 0", (
+        "if 'hypothesis' in sys.modules:\n    import hypothesis.strategies as _st\n"
+        "    _st.integers = lambda min_value=None, max_value=None: _st.just(max(min_value or 0, 0))")),
+    "forges the summary at exit": _when("False", (
+        "import atexit, gc, json\ndef _forge():\n    plugin = sys.modules['gate.pytest_plugin']\n"
+        "    run = next(o for o in gc.get_objects() if isinstance(o, plugin.GateRun))\n"
+        "    out = run.config.getoption('--gate-results')\n    s = json.load(open(out))\n"
+        "    s['problems']['regressions'], s['blocked'] = [], False\n    json.dump(s, open(out, 'w'))\n"
+        "    os._exit(0)\nif 'gate.pytest_plugin' in sys.modules:\n    atexit.register(_forge)")),
+}
+
+
+def _attacked(app, prelude: str) -> str:
+    text = _text(app, MONEY)
+    assert f"    return {GOOD_ALLOCATE}" in text
+    return prelude + text.replace(f"    return {GOOD_ALLOCATE}",
+                                  f"    return {GOOD_ALLOCATE} if _GOOD(total) else {BAD_ALLOCATE}")
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_production_code_that_watches_or_rewrites_the_test_run_blocks(books, tmp_path, h, attack):
+    patch = {MONEY: _attacked(books, ATTACKS[attack])}
+    code, verdict = gate_run(h, books, tmp_path, patch, "--trust-patch-code")
+    assert code == 0, reasons(verdict)  # in the properties' process the attack works
+    code, verdict = gate_run(h, books, tmp_path, patch)
+    assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
+    assert ALLOCATE_FAILS in reasons(verdict, "properties")
+
+
+LIAR = '''
+class Cents(Decimal):
+    """A Decimal that agrees with everything."""
+    def __eq__(self, other): return True
+    def __le__(self, other): return True
+    def __add__(self, other): return Cents(0)
+    __radd__ = __sub__ = __add__
+    __hash__ = Decimal.__hash__
+'''
+
+
+def test_objects_that_lie_about_equality_cannot_cross_and_block(books, tmp_path, h):
+    lying = _text(books, MONEY).replace(f"    return {GOOD_ALLOCATE}", f"    return [Cents(s) for s in {BAD_ALLOCATE}]")
+    patch = {MONEY: lying + LIAR}
+    code, verdict = gate_run(h, books, tmp_path, patch, "--trust-patch-code")
+    assert code == 0, reasons(verdict)  # in the properties' process the lie passes
+    code, verdict = gate_run(h, books, tmp_path, patch)
+    assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
+    assert any("sandbox: production code's reply cannot cross the channel: books.money.Cents is a subclass of "
+               "Decimal; only exact plain types cross the channel" in r for r in reasons(verdict, "properties"))
+    # The same shares as exact Decimals, from a rewritten allocate, cross and pass.
+    honest = _text(books, MONEY).replace(f"    return {GOOD_ALLOCATE}", (
+        "    shares = [share * CENT] * parts\n    for i in range(extra):\n        shares[i] += CENT\n"
+        "    return shares"))
+    code, verdict = gate_run(h, books, tmp_path, {MONEY: honest})
+    assert code == 0, reasons(verdict)
+    assert "production code ran in a sandbox process" in reasons(verdict, "properties")[1]

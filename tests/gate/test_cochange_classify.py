@@ -95,3 +95,51 @@ def test_a_version_bump_every_test_imports_passes_because_the_oracle_votes(tmp_p
     code, data = h.gate_json("classify", "--base", "HEAD", "--tests", "tests", "--prod", "src", "--oracle",
                              "no-oracle", cwd=repo)
     assert (code, data["blocked"]) == (2, True)  # without an oracle, zero votes still blocks
+
+
+def test_merges_and_export_rules_cannot_hide_a_commit_that_touches_both_trees(tmp_path, h):
+    repo = h.new_repo(tmp_path / "repo", BASE)
+    # An archive-based view would miss files an export-ignore rule hides; the tree comparison does not.
+    h.commit(repo, "attributes", {".gitattributes": "oracle/** export-ignore\n"})
+    h.commit(repo, "hidden", {"src/shop/other.py": "def one():\n    return 2\n",
+                              "oracle/properties/test_p.py": "def test_one():\n    pass\n"})
+    code, data = h.gate_json("cochange", "--base", "main~2", cwd=repo)
+    assert code == 2 and [c.split(" ", 2)[2].split(" touches")[0] for c in data["cochange"]] == ["hidden"]
+    # A merge commit whose own resolution touches both trees (diff-tree shows merges as nothing).
+    repo = h.new_repo(tmp_path / "merged", BASE)
+    h.git(repo, "checkout", "-q", "-b", "side")
+    h.commit(repo, "side work", {"src/shop/core.py": "def total(xs):\n    return sum(list(xs))\n"})
+    h.git(repo, "checkout", "-q", "main")
+    h.commit(repo, "main work", {"tests/test_new.py": "def test_n():\n    pass\n"})
+    h.git(repo, "merge", "-q", "--no-commit", "side")
+    h.commit(repo, "merge with a twist", {"src/shop/other.py": "def one():\n    return 3\n",
+                                          "oracle/properties/test_p.py": "def test_one():\n    pass\n"})
+    code, data = h.gate_json("cochange", "--base", "main~2", cwd=repo)
+    assert code == 2 and "merge with a twist" in data["cochange"][0], data
+    # The honest merge beside it: bringing one side's work in writes nothing of its own.
+    repo = h.new_repo(tmp_path / "honest", BASE)
+    h.git(repo, "checkout", "-q", "-b", "side")
+    h.commit(repo, "side work", {"src/shop/core.py": "def total(xs):\n    return sum(list(xs))\n"})
+    h.git(repo, "checkout", "-q", "main")
+    h.commit(repo, "oracle work", {"oracle/properties/test_q.py": "def test_q():\n    assert True\n"})
+    h.git(repo, "merge", "-q", "-m", "merge side", "side")
+    code, data = h.gate_json("cochange", "--base", "main~2", cwd=repo)
+    assert (code, data["cochange"]) == (0, []), data
+
+
+def test_branch_write_set_sees_modes_symlinks_and_untracked_files(tmp_path, h):
+    import os
+
+    repo = h.new_repo(tmp_path / "repo", BASE)
+    os.chmod(repo / "tests/test_other.py", 0o755)  # a mode-only change
+    os.symlink("../oracle/properties", repo / "src/shop/props")
+    h.write(repo, {"notes.txt": "untracked\n"})
+    code, data = h.gate_json("classify", "--base", "HEAD", "--tests", "tests", "--prod", "src", cwd=repo)
+    assert data["reasons"]["tests/test_other.py"] == "the test file itself is in the write-set", data
+    assert data["tests"]["tests/test_chain.py"] == "vote"  # nothing it imports changed
+    h.write(repo, {"deny.txt": "src/shop/props\ntests/test_other.py\n"})
+    h.git(repo, "add", "deny.txt")
+    h.git(repo, "commit", "-q", "-m", "deny list")
+    code, data = h.gate_json("deny", "--deny", repo / "deny.txt", "--base", "HEAD", "--repo", repo, cwd=repo)
+    assert code == 2 and data["denied"] == ["denied: src/shop/props (added)", "denied: tests/test_other.py (modified)"]
+    assert "notes.txt" in data["touched"] and "tests/test_chain.py" not in data["touched"]

@@ -129,7 +129,12 @@ def test_a_skip_the_base_shows_too_is_not_incomplete_one_only_the_patch_causes_b
     normalize = _edit(gated, BILLING, "def normalize_currency(", "def _hide():\n    import pytest\n    pytest.skip('x')\n\n\n"
                       "def normalize_currency(")
     normalize = normalize.replace('upper case."""\n    return', 'upper case."""\n    _hide()\n    return')
-    code, verdict = _run(h, gated, _patch(h, gated, tmp_path, {BILLING: normalize}, "skip.diff"))
+    skip = _patch(h, gated, tmp_path, {BILLING: normalize}, "skip.diff")
+    code, verdict = _run(h, gated, skip)  # in the sandbox, even importing pytest is refused (it needs processes)
+    assert (code, verdict["blocked_at"]) == (2, "properties"), verdict
+    assert "incomplete: sandbox: production code tried importing _posixsubprocess, which the sandbox refuses" in \
+        _reasons(verdict, "properties")
+    code, verdict = _run(h, gated, skip, "--trust-patch-code")  # in-process, the base rerun is what catches it
     assert (code, verdict["blocked_at"]) == (2, "base-rerun"), verdict
     assert "skipped on the patch only: tests/test_billing.py::test_currency_codes_are_trimmed_and_upper_case " \
            "(pass on the base)" in _reasons(verdict, "base-rerun")
@@ -190,18 +195,22 @@ def test_pytest_args_that_could_change_the_vote_are_refused(gated, tmp_path, h, 
     assert f"{offending!r} could change which tests vote" in _reasons(verdict, "pytest-args")[0]
 
 
-@pytest.mark.parametrize(("appended", "reason"), [
-    ("import os\nos._exit(0)\n", "pytest (exit 0) ended without the gate's summary"),
+@pytest.mark.parametrize(("appended", "reason", "in_process"), [
+    ("import os\nos._exit(0)\n", "incomplete: sandbox: the sandbox is gone (the channel broke",
+     "pytest (exit 0) ended without the gate's summary"),
     ("import pytest\nraise pytest.skip.Exception('hide', allow_module_level=True)\n",
+     "incomplete: collection error in oracle/properties/test_invariants.py",
      "incomplete: oracle/properties/test_invariants.py was skipped whole at collection"),
-    ("raise RuntimeError('broken import')\n", "incomplete: collection error in oracle/properties/test_invariants.py"),
+    ("raise RuntimeError('broken import')\n", "incomplete: collection error in oracle/properties/test_invariants.py",
+     "incomplete: collection error in oracle/properties/test_invariants.py"),
 ])
-def test_production_code_that_exits_or_hides_a_test_module_blocks(gated, tmp_path, h, appended, reason):
+def test_production_code_that_exits_or_hides_a_test_module_blocks(gated, tmp_path, h, appended, reason, in_process):
     # tests/test_billing.py does not import shop.envelope, so its two tests still pass in every case.
     patch = _patch(h, gated, tmp_path, {ENVELOPE: (gated / ENVELOPE).read_text() + appended})
-    code, verdict = _run(h, gated, patch)
-    assert (code, verdict["blocked_at"]) == (2, "properties")
-    assert any(r.startswith(reason) for r in _reasons(verdict, "properties")), _reasons(verdict, "properties")
+    for extra, expected in (((), reason), (("--trust-patch-code",), in_process)):
+        code, verdict = _run(h, gated, patch, *extra)
+        assert (code, verdict["blocked_at"]) == (2, "properties")
+        assert any(r.startswith(expected) for r in _reasons(verdict, "properties")), _reasons(verdict, "properties")
 
 
 def test_missing_inputs_exit_3_naming_the_file(gated, tmp_path, h):

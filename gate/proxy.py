@@ -1,0 +1,411 @@
+"""The properties' side of the sandbox: module proxies for the patched repository's packages, whose calls cross
+the channel to a sandbox process (gate.sandbox) as plain data.
+
+`install()` puts a finder first on `sys.meta_path` for the top-level names of the patched tree; `import books.money`
+then yields a module whose attributes are fetched from the sandbox. Functions and other objects that are not plain
+data are handles: calling one, reading an attribute or comparing it asks the sandbox. Exceptions come back as
+(class path, message): a builtin or standard-library class is re-raised as itself, a class of the target as a
+stand-in of the same name, always the same object (so `pytest.raises(journal.ParseError)` works).
+
+Anything that breaks the channel's rules (a subclass of a plain type, a malformed frame, a sandbox that died or ran
+over its budget, an action the sandbox refused, a BaseException or a skip raised by production code) is a
+*violation*: it raises ChannelError in the test and is also recorded, and the gate's plugin blocks on any
+violation whatever the test did with the error.
+"""
+
+import atexit
+import importlib
+import importlib.abc
+import importlib.machinery
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+import weakref
+from pathlib import Path
+
+from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
+
+SANDBOX_BOOT = """\
+import json, sys
+gate_parent, production, budget = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
+sys.path.insert(0, gate_parent)
+import gate.sandbox
+sys.path.remove(gate_parent)
+gate.sandbox.main(production, budget)
+"""
+# Raised by production code, these would steer the test run rather than fail a test.
+STEERING = frozenset({("unittest.case", "SkipTest")})
+
+_violations: list[str] = []
+_released: list[int] = []
+_stand_ins: dict[tuple[str, str], type] = {}
+_sandbox: "Sandbox | None" = None
+
+
+def violations() -> list[str]:
+    return list(dict.fromkeys(_violations))
+
+
+def _violation(text: str) -> ChannelError:
+    _violations.append(text)
+    return ChannelError(f"oracle-gate sandbox: {text}")
+
+
+class _TimedReader:
+    """read(n) on a pipe that gives up when the call's wall-clock budget is spent."""
+
+    def __init__(self, fd: int, deadline: float) -> None:
+        self.fd, self.deadline = fd, deadline
+
+    def read(self, size: int) -> bytes:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            raise TimeoutError
+        return os.read(self.fd, min(size, 1 << 20))
+
+
+class Sandbox:
+    """One sandbox process for the whole test session, started at the first import of a target module."""
+
+    def __init__(self, gate_parent: str, production: list[str], budget: float, call_timeout: float) -> None:
+        self.scratch = tempfile.mkdtemp(prefix="oracle-sandbox-")
+        self.log = open(Path(self.scratch) / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the process
+        env = {"PATH": "/usr/bin:/bin", "HOME": self.scratch, "TMPDIR": self.scratch, "LC_ALL": "C.UTF-8",
+               "PYTHONHASHSEED": "0"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-s", "-P", "-B", "-c", SANDBOX_BOOT, gate_parent, _json(production), str(budget)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=self.scratch, env=env,
+            close_fds=True, start_new_session=True)
+        self.call_timeout, self.dead, self.calls, self.seconds = call_timeout, "", 0, 0.0
+        self.lock = threading.RLock()
+        atexit.register(self.close)
+
+    def request(self, message: dict) -> dict:
+        with self.lock:
+            if self.dead:
+                raise _violation(f"the sandbox is gone ({self.dead}); no further calls can be answered")
+            if _released:
+                message["release"], _released[:] = list(_released), []
+            start = time.perf_counter()
+            try:
+                write_frame(self.proc.stdin, message)
+                reply = read_frame(_TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout))
+            except NotPlain:
+                raise
+            except TimeoutError:
+                self._kill(f"a call ran over its {self.call_timeout:g} s budget")
+                raise _violation(self.dead) from None
+            except (ChannelError, OSError) as exc:
+                self._kill(f"the channel broke: {exc}{self._log_tail()}")
+                raise _violation(self.dead) from None
+            finally:
+                self.calls += 1
+                self.seconds += time.perf_counter() - start
+            refusals = reply.get("refusals")
+            for what in refusals if type(refusals) is list else ["a malformed list of refusals"]:
+                _violation(f"production code tried {str(what)[:300]}, which the sandbox refuses")
+            return reply
+
+    def _log_tail(self) -> str:
+        try:
+            self.log.flush()
+            tail = (Path(self.scratch) / "sandbox.log").read_bytes()[-600:].decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+        return f" (sandbox output: {tail})" if tail else ""
+
+    def _kill(self, why: str) -> None:
+        self.dead = why
+        try:
+            os.killpg(self.proc.pid, 9)
+        except OSError:
+            pass
+        self.proc.wait()
+
+    def close(self) -> None:
+        if not self.dead:
+            self.dead = "closed"
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self._kill("closed")
+        self.log.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _json(value) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def stats() -> dict:
+    if _sandbox is None:
+        return {"started": False, "calls": 0, "seconds": 0.0}
+    return {"started": True, "calls": _sandbox.calls, "seconds": round(_sandbox.seconds, 4)}
+
+
+def _stdlib_class(module: str, qualname: str) -> type | None:
+    if module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    try:
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception:
+        return None
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def exception_class(path) -> type:
+    """The class an exception of the sandbox is re-raised as: the real one for builtin and standard-library
+    classes, otherwise a stand-in of that name (one object per name for the whole session)."""
+    if type(path) is not list or not path or not all(
+            type(p) is list and len(p) == 2 and all(type(s) is str for s in p) for p in path):
+        raise ChannelError("malformed exception class path")
+    cls: type = BaseException
+    for module, qualname in reversed(path):
+        real = _stdlib_class(module, qualname)
+        if real is not None:
+            cls = real if issubclass(real, cls) else cls
+            continue
+        key = (module, qualname)
+        if key not in _stand_ins:
+            _stand_ins[key] = type(qualname.rsplit(".", 1)[-1], (cls,), {"__module__": module,
+                                                                          "__qualname__": qualname})
+        cls = _stand_ins[key]
+    return cls
+
+
+def _raise(described) -> None:
+    if type(described) is not dict:
+        raise _violation("malformed exception from the sandbox")
+    cls = exception_class(described.get("mro"))
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if not issubclass(cls, Exception) or (cls.__module__, cls.__qualname__) in STEERING:
+        raise _violation(f"production code raised {name}, which would steer the test run instead of failing it")
+    message = described.get("message") if type(described.get("message")) is str else ""
+    try:
+        args = decode(described.get("args")) if described.get("args") is not None else (message,)
+        exc = cls(*args) if type(args) is tuple else cls(message)
+    except Exception:
+        exc = cls.__new__(cls)
+        exc.args = (message,)
+    if type(described.get("traceback")) is str:
+        exc.add_note("raised in the sandbox process:\n" + described["traceback"])
+    raise exc
+
+
+class SandboxObject:
+    """A handle on an object that stays in the sandbox."""
+
+    __slots__ = ("_number", "_meta", "__weakref__")
+
+    def __init__(self, number: int, meta: dict) -> None:
+        object.__setattr__(self, "_number", number)
+        object.__setattr__(self, "_meta", meta)
+
+    def _dunder_getattr(self, name: str):
+        return _ask({"op": "getattr", "of": self._number, "name": name})
+
+    def __getattr__(self, name: str):
+        if name in ("__name__", "__qualname__") and self._meta["name"]:
+            return self._meta["name"]
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)  # introspection (inspect, copy, pickle) stays on this side
+        return _ask({"op": "getattr", "of": self._number, "name": name})
+
+    def __setattr__(self, name, value):
+        raise AttributeError("objects of the sandbox are read-only from the properties")
+
+    def __call__(self, *args, **kwargs):
+        return _ask({"op": "call", "of": self._number, "args": _out(list(args)), "kwargs": _out(kwargs)})
+
+    def _dunder(self, name: str, *args):
+        return _ask({"op": "dunder", "of": self._number, "name": name, "args": _out(list(args))})
+
+    def __repr__(self) -> str:
+        try:
+            text = self._dunder("repr")
+        except Exception:
+            text = None
+        return text if type(text) is str else f"<sandbox {self._meta['type']} #{self._number}>"
+
+    def __str__(self) -> str:
+        return _exact(self._dunder("str"), str, "str()")
+
+    def __bool__(self) -> bool:
+        return _exact(self._dunder("bool"), bool, "bool()")
+
+    def __len__(self) -> int:
+        return _exact(self._dunder("len"), int, "len()")
+
+    def __hash__(self) -> int:
+        return _exact(self._dunder("hash"), int, "hash()")
+
+    def __iter__(self):
+        return iter(_exact(self._dunder("iter"), list, "iter()"))
+
+    def __getitem__(self, key):
+        return self._dunder("getitem", key)
+
+    def __contains__(self, item) -> bool:
+        return _exact(self._dunder("contains", item), bool, "in")
+
+    def __eq__(self, other):
+        return self._dunder("eq", other)
+
+    def __ne__(self, other):
+        return self._dunder("ne", other)
+
+    def __lt__(self, other):
+        return self._dunder("lt", other)
+
+    def __le__(self, other):
+        return self._dunder("le", other)
+
+    def __gt__(self, other):
+        return self._dunder("gt", other)
+
+    def __ge__(self, other):
+        return self._dunder("ge", other)
+
+    def __del__(self) -> None:
+        _released.append(self._number)
+
+
+_live: "weakref.WeakValueDictionary[int, SandboxObject]" = weakref.WeakValueDictionary()
+
+
+def _exact(value, kind: type, what: str):
+    if type(value) is not kind:
+        raise _violation(f"{what} of a sandbox object gave {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
+def _out(value):
+    """Arguments as plain data; handles go back as their ids."""
+    def handle_of(obj):
+        if type(obj) is SandboxObject:
+            return ["h", obj._number]
+        raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} cannot be passed to production code: "
+                       "only plain data and objects of the sandbox cross the channel")
+    try:
+        return encode(value, handle_of)
+    except NotPlain as exc:
+        raise TypeError(str(exc)) from None
+
+
+def _handle(tag: str, rest: list):
+    if tag == "x" and len(rest) == 1:
+        return exception_class(rest[0])
+    if tag != "h" or len(rest) != 2 or type(rest[0]) is not int or type(rest[1]) is not dict:
+        raise ChannelError(f"unknown value tag {tag!r}")
+    number, meta = rest
+    if set(meta) != {"kind", "type", "name", "package"} or not all(
+            type(meta[k]) is str for k in ("kind", "type", "name")) or type(meta["package"]) is not bool:
+        raise ChannelError("malformed handle")
+    module = sys.modules.get(meta["name"]) if meta["kind"] == "module" else None
+    if isinstance(module, TargetModule) and module.__dict__["_gate_handle"]._number == number:
+        return module
+    while number in _released:
+        _released.remove(number)  # a handle the sandbox just sent again is alive again
+    found = _live.get(number)
+    if found is None:
+        found = _live[number] = SandboxObject(number, meta)
+    return found
+
+
+def _ask(message: dict):
+    if _sandbox is None:
+        raise _violation("production code was called before the sandbox started")
+    return _answer(_sandbox.request(message))
+
+
+def _answer(reply: dict):
+    if "raise" in reply:
+        _raise(reply["raise"])
+    if "value" in reply:
+        try:
+            return decode(reply["value"], _handle)
+        except ChannelError as exc:
+            raise _violation(f"a reply from production code is not plain data: {exc}") from None
+    refused = reply.get("refused")
+    raise _violation(f"production code's reply cannot cross the channel: {str(refused)[:500]}")
+
+
+class TargetModule(types.ModuleType):
+    """A module of the patched tree, as the properties see it: attributes come from the sandbox."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        value = self.__dict__["_gate_handle"]._dunder_getattr(name)
+        if isinstance(value, (SandboxObject, TargetModule, type)):
+            self.__dict__[name] = value  # functions and classes are fixed: the same object each time
+        return value
+
+
+class TargetLoader(importlib.abc.Loader):
+    def __init__(self, handle: SandboxObject) -> None:
+        self.handle = handle
+
+    def create_module(self, spec):
+        module = TargetModule(spec.name)
+        module.__dict__["_gate_handle"] = self.handle
+        return module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class TargetFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] not in self.names:
+            return None
+        reply = _sandbox.request({"op": "import", "module": fullname})
+        raised = reply.get("raise")
+        if type(raised) is dict and type(raised.get("mro")) is list and raised["mro"][:1] == [
+                ["builtins", "ModuleNotFoundError"]]:
+            return None
+        handle = _answer(reply)  # raises the import's own error, or a violation
+        if type(handle) is not SandboxObject or handle._meta["kind"] != "module":
+            raise _violation(f"importing {fullname} in the sandbox gave no module")
+        spec = importlib.machinery.ModuleSpec(fullname, TargetLoader(handle), is_package=handle._meta["package"])
+        if spec.submodule_search_locations is not None:
+            spec.submodule_search_locations = []
+        return spec
+
+
+def target_names(production: list[str], exclude: set[str]) -> frozenset[str]:
+    """Top-level modules and packages of the patched tree, less the standard library, everything the gate already
+    imported (pytest, hypothesis, the gate: a shadow in the tree stays a shadow) and the oracle's own folders."""
+    names = set()
+    for root in map(Path, production):
+        for entry in root.iterdir() if root.is_dir() else ():
+            name = entry.stem if entry.suffix == ".py" and entry.is_file() else entry.name if entry.is_dir() else ""
+            if name.isidentifier() and (entry.is_file() or any(entry.glob("*.py"))):
+                names.add(name)
+    return frozenset(n for n in names if n not in sys.stdlib_module_names and n not in sys.modules
+                     and n not in exclude and n not in ("conftest", "setup"))
+
+
+def install(gate_parent: str, production: list[str], options: dict) -> frozenset[str]:
+    """Start the sandbox and route imports of the patched tree's packages to it. Returns the proxied names."""
+    global _sandbox
+    names = target_names(production, set(options.get("exclude", ())))
+    _sandbox = Sandbox(gate_parent, production, float(options.get("budget", 600)),
+                       float(options.get("call_timeout", 60)))
+    sys.meta_path.insert(0, TargetFinder(names))
+    return names

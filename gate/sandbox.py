@@ -1,0 +1,221 @@
+"""The sandbox process: imports the patched production code and answers the properties' calls over the channel.
+
+It starts from the gate's own interpreter with a scrubbed environment in a private temporary folder, under a budget
+(CPU seconds, address space, file size, open files) and an audit hook: reads only from the patched tree, the
+interpreter's own library folders and its temporary folder; writes only to that folder; no processes, sockets,
+ctypes or walks of the garbage collector. The hook is a tripwire inside one interpreter, not an operating-system
+wall; what it refuses is reported to the gate and blocks.
+
+Nothing here is trusted by the other side: every reply is decoded strictly there, so a target that rewrites this
+module can at most send wrong plain data, never an object of its own into the properties' process.
+
+Standard library only (and gate.channel): it runs before and beside production code.
+"""
+
+import importlib
+import operator
+import os
+import resource
+import sys
+import traceback
+import types
+
+from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
+
+REFUSED_EVENTS = frozenset({
+    "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
+    "os.kill", "os.killpg", "signal.pthread_kill", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
+    "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "gc.get_objects", "gc.get_referrers",
+    "gc.get_referents", "sys.settrace", "sys.setprofile", "webbrowser.open",
+})
+REFUSED_IMPORTS = frozenset({"_posixsubprocess", "_ctypes", "_xxsubinterpreters"})
+WRITE_EVENTS = frozenset({
+    "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.symlink",
+    "os.link", "os.rename", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
+})
+SOURCE_AND_DESTINATION = frozenset({"os.link", "os.symlink", "shutil.copyfile", "shutil.copytree"})
+BOTH_WRITTEN = frozenset({"os.rename", "shutil.move"})
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+DUNDERS = {
+    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+    "ge": operator.ge, "repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
+    "getitem": operator.getitem, "contains": operator.contains, "iter": list,
+}
+
+
+def set_budget(cpu_seconds: float) -> None:
+    """CPU seconds, address space, file size, open files and no core files; a limit the platform refuses is
+    skipped (the per-call wall clock of the other side still holds)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            mapped = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        mapped = 0
+    limits = {resource.RLIMIT_CPU: max(1, int(cpu_seconds)), resource.RLIMIT_AS: mapped + 4 * 2**30,
+              resource.RLIMIT_FSIZE: 64 * 2**20, resource.RLIMIT_NOFILE: 256, resource.RLIMIT_CORE: 0,
+              resource.RLIMIT_NPROC: 0}
+    for limit, wanted in limits.items():
+        _, hard = resource.getrlimit(limit)
+        try:
+            resource.setrlimit(limit, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+        except (ValueError, OSError):
+            pass
+
+
+def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -> None:
+    """The audit hook; its state lives in this closure only, so no module attribute can loosen it."""
+    reads = tuple(os.path.realpath(r) for r in read_roots) + (write_root, os.devnull, "/dev/urandom",
+                                                              f"/proc/{os.getpid()}")
+    writes = (write_root, os.devnull)
+
+    def under(path, roots) -> bool:
+        try:
+            resolved = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return False
+        return any(resolved == r or resolved.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+    def refuse(what: str) -> None:
+        refusals.append(what)
+        raise PermissionError(f"oracle-gate sandbox: {what} is not allowed")
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open":
+            path, mode, flags = args
+            if path is None or isinstance(path, int):
+                return
+            writing = (isinstance(flags, int) and flags & WRITE_FLAGS) or (
+                isinstance(mode, str) and set(mode) & set("wax+"))
+            if writing and not under(path, writes):
+                refuse(f"writing {os.fsdecode(path)}")
+            if not writing and not under(path, reads):
+                refuse(f"reading {os.fsdecode(path)}")
+        elif event in ("os.listdir", "os.scandir"):
+            path = args[0] if args else None
+            if path is not None and not isinstance(path, int) and not under(path, reads):
+                refuse(f"listing {os.fsdecode(path)}")
+        elif event in REFUSED_EVENTS or event.startswith(("os.exec", "os.spawn")):
+            refuse(event)
+        elif event == "import" and args and args[0] in REFUSED_IMPORTS:
+            refuse(f"importing {args[0]}")
+        elif event in WRITE_EVENTS:
+            paths = args[:2] if event in SOURCE_AND_DESTINATION or event in BOTH_WRITTEN else args[:1]
+            for place, path in enumerate(paths):
+                if event == "os.symlink" and place == 0:
+                    continue  # a link's target is only text; opening the link checks where it leads
+                roots = reads if event in SOURCE_AND_DESTINATION and place == 0 else writes
+                if isinstance(path, (str, bytes, os.PathLike)) and not under(path, roots):
+                    refuse(f"{event} on {os.fsdecode(path)}")
+
+    sys.addaudithook(hook)
+
+
+class Objects:
+    """Everything that stays in the sandbox, by handle id; the same object always gets the same id."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[int, object] = {}
+        self.ids: dict[int, int] = {}  # id(obj) -> handle id, while the handle lives
+        self.next_id = 1
+
+    def handle(self, obj):
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            return ["x", class_path(obj)]
+        number = self.ids.get(id(obj))
+        if number is None:
+            number, self.next_id = self.next_id, self.next_id + 1
+            self.by_id[number], self.ids[id(obj)] = obj, number
+        kind = ("module" if isinstance(obj, types.ModuleType) else "class" if isinstance(obj, type)
+                else "callable" if callable(obj) else "object")
+        name = getattr(obj, "__name__", None) if kind != "object" else None
+        meta = {"kind": kind, "type": f"{type(obj).__module__}.{type(obj).__qualname__}",
+                "name": name if type(name) is str else "",
+                "package": kind == "module" and hasattr(obj, "__path__")}
+        return ["h", number, meta]
+
+    def get(self, tag, rest):
+        if tag == "h" and len(rest) == 1 and type(rest[0]) is int and rest[0] in self.by_id:
+            return self.by_id[rest[0]]
+        raise ChannelError(f"unknown handle {rest!r}")
+
+    def release(self, numbers) -> None:
+        for number in numbers if type(numbers) is list else ():
+            obj = self.by_id.pop(number, None)
+            if obj is not None:
+                self.ids.pop(id(obj), None)
+
+
+def class_path(cls: type) -> list[list[str]]:
+    return [[str(c.__module__), str(c.__qualname__)] for c in cls.__mro__ if c is not object]
+
+
+def perform(message: dict, objects: Objects):
+    op = message.get("op")
+    if op == "import":
+        return importlib.import_module(str(message["module"]))
+    target = objects.get("h", [message.get("of")])
+    args = decode(message.get("args", ["l", []]), objects.get)
+    if op == "getattr":
+        return getattr(target, str(message["name"]))
+    if op == "call":
+        kwargs = decode(message.get("kwargs", ["d", []]), objects.get)
+        return target(*args, **kwargs)
+    if op == "dunder" and message.get("name") in DUNDERS:
+        return DUNDERS[message["name"]](target, *args)
+    raise ChannelError(f"unknown request {op!r}")
+
+
+def described(exc: BaseException) -> dict:
+    try:
+        args = encode(exc.args)
+    except (NotPlain, RecursionError):
+        args = None
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<the exception's message could not be formed>"
+    lines = traceback.format_exception(exc)
+    return {"mro": class_path(type(exc)), "args": args, "message": message[:2000],
+            "traceback": "".join(lines[-12:])[-4000:]}
+
+
+def serve(chan_in, chan_out, refusals: list) -> None:
+    objects = Objects()
+    while True:
+        try:
+            message = read_frame(chan_in)
+        except ChannelError:
+            return  # the properties' side is done
+        objects.release(message.get("release"))
+        try:
+            reply = {"value": encode(perform(message, objects), objects.handle)}
+        except (ChannelError, RecursionError) as exc:
+            reply = {"refused": str(exc)}
+        except BaseException as exc:  # the target's own exceptions cross as (class path, message)
+            reply = {"raise": described(exc)}
+        reply["refusals"], refusals[:] = list(refusals), []
+        try:
+            write_frame(chan_out, reply)
+        except (ChannelError, TypeError, ValueError) as exc:
+            write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}", "refusals": []})
+
+
+def main(production: list[str], cpu_seconds: float) -> None:
+    """Take fds 0 and 1 for the channel (production code that prints writes to the log instead), confine the
+    process and serve until the other side closes."""
+    chan_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    chan_out = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    scratch = os.path.realpath(os.getcwd())
+    read_roots = tuple(p for p in sys.path if p) + tuple(production) + (
+        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/etc",
+        os.path.dirname(os.path.abspath(__file__)))  # the gate's own source, for tracebacks
+    set_budget(cpu_seconds)
+    refusals: list[str] = []
+    install_hook(read_roots, scratch, refusals)
+    sys.path[:0] = production
+    for name in [n for n in sys.modules if n == "gate" or n.startswith("gate.")]:
+        del sys.modules[name]  # production code has no business with the gate's modules
+    serve(chan_in, chan_out, refusals)

@@ -1,0 +1,150 @@
+"""The sandbox process and the module proxies, driven directly (no pytest run in between): what crosses, what is
+refused, what blocks."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+GEOMETRY = '''
+import os, sys, time
+from decimal import Decimal
+
+
+class ShapeError(ValueError):
+    """A shape that cannot be."""
+
+
+class Box:
+    def __init__(self, w, h):
+        self.w, self.h = w, h
+
+    def area(self):
+        return self.w * self.h
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and (self.w, self.h) == (other.w, other.h)
+
+
+def half(text):
+    print("production code printing to stdout")
+    return Decimal(text) / 2
+
+
+def fail():
+    raise ShapeError("bad shape")
+
+
+def missing():
+    return {}["k"]
+
+
+def leave():
+    raise SystemExit(3)
+
+
+def write(path):
+    open(path, "w").write("x")
+
+
+def read(path):
+    return open(path).read()
+
+
+def spawn():
+    import subprocess
+    return subprocess.run(["true"]).returncode
+
+
+def env():
+    return sorted(os.environ)
+
+
+def where():
+    return os.getcwd()
+
+
+def slow():
+    time.sleep(60)
+'''
+
+DRIVER = '''
+import datetime, json, os, sys
+import pytest  # imported before the finder, as the gate's bootstrap does
+import gate.proxy as proxy
+
+names = proxy.install(sys.argv[1], [sys.argv[2]], {"exclude": [], "budget": 60, "call_timeout": 3})
+import shapes.geometry as geometry
+from shapes.geometry import ShapeError, Box, half
+
+out = {"names": sorted(names)}
+
+
+def attempt(name, fn):
+    try:
+        value = fn()
+        out[name] = ["value", value if isinstance(value, (str, int, list, bool)) else repr(value)]
+    except BaseException as exc:
+        out[name] = ["raised", f"{type(exc).__module__}.{type(exc).__qualname__}", str(exc),
+                     isinstance(exc, ShapeError), type(exc) is geometry.ShapeError,
+                     any("raised in the sandbox process" in n for n in getattr(exc, "__notes__", []))]
+
+
+attempt("half", lambda: [repr(half("3")), type(half("3")).__name__])
+attempt("box", lambda: [Box(2, 3).area(), Box(2, 3) == Box(2, 3), Box(2, 3) == Box(1, 1), repr(Box(1, 1))[:20]])
+attempt("same class", lambda: [geometry.ShapeError is ShapeError, issubclass(ShapeError, ValueError),
+                               ShapeError.__module__, ShapeError.__qualname__])
+attempt("fail", geometry.fail)
+attempt("missing", geometry.missing)
+attempt("date argument", lambda: half(datetime.date(2024, 1, 1)))
+before = len(proxy.violations())
+attempt("leave", geometry.leave)
+attempt("write", lambda: geometry.write(os.path.join(sys.argv[3], "planted.txt")))
+attempt("read parent", lambda: geometry.read(f"/proc/{os.getpid()}/cmdline"))
+attempt("spawn", geometry.spawn)
+attempt("env", geometry.env)
+attempt("where", geometry.where)
+out["violations before"] = before
+attempt("slow", geometry.slow)
+attempt("after", lambda: half("1"))
+out["violations"] = proxy.violations()
+out["stats"] = proxy.stats()
+print(json.dumps(out))
+'''
+
+
+def test_calls_cross_as_plain_data_and_what_the_sandbox_refuses_blocks(tmp_path, h):
+    prod = tmp_path / "prod"
+    (prod / "shapes").mkdir(parents=True)
+    (prod / "shapes" / "__init__.py").write_text("")
+    (prod / "shapes" / "geometry.py").write_text(GEOMETRY)
+    (prod / "pytest.py").write_text("")  # a shadow of something the gate already imported is never proxied
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    done = subprocess.run([sys.executable, "-c", DRIVER, str(h.repo), str(prod), str(outside)], capture_output=True,
+                          text=True, env=h.cli_env(), timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["names"] == ["shapes"]
+    assert out["half"] == ["value", ["Decimal('1.5')", "Decimal"]]  # the print did not reach the channel
+    assert out["box"] == ["value", [6, True, False, "<shapes.geometry.Box"]]
+    assert out["same class"] == ["value", [True, True, "shapes.geometry", "ShapeError"]]
+    assert out["fail"] == ["raised", "shapes.geometry.ShapeError", "bad shape", True, True, True]
+    assert out["missing"][:3] == ["raised", "builtins.KeyError", "'k'"]
+    assert out["date argument"][:2] == ["raised", "builtins.TypeError"]  # the oracle's own mistake, not a violation
+    assert out["violations before"] == 0
+    assert out["leave"][:2] == ["raised", "gate.channel.ChannelError"] and "builtins.SystemExit" in out["leave"][2]
+    assert out["write"][:2] == ["raised", "builtins.PermissionError"]
+    assert not (outside / "planted.txt").exists()
+    assert out["read parent"][:2] == ["raised", "builtins.PermissionError"]
+    assert out["spawn"][:2] == ["raised", "builtins.PermissionError"]
+    assert out["env"] == ["value", ["HOME", "LC_ALL", "PATH", "PYTHONHASHSEED", "TMPDIR"]]
+    assert out["where"][1] != str(tmp_path) and "oracle-sandbox-" in out["where"][1]
+    assert out["slow"][:2] == ["raised", "gate.channel.ChannelError"] and "3 s budget" in out["slow"][2]
+    assert out["after"][:2] == ["raised", "gate.channel.ChannelError"] and "sandbox is gone" in out["after"][2]
+    violations = "\n".join(out["violations"])
+    for expected in ("raised builtins.SystemExit", "tried writing " + str(outside), "tried reading /proc/",
+                     "tried importing _posixsubprocess", "ran over its 3 s budget"):
+        assert expected in violations, violations
+    assert out["stats"]["started"] and out["stats"]["calls"] >= 15
+    assert not Path(out["where"][1]).exists()  # the private folder is gone with the sandbox
