@@ -96,6 +96,10 @@ class GateRun:
             unknown = sorted({m.name for m in item.iter_markers()} - registered)
             if unknown:
                 self.run_problems.append(f"unregistered marker {', '.join(unknown)} on {item.nodeid}")
+            if getattr(getattr(getattr(item, "obj", None), "_hypothesis_internal_use_settings", None),
+                       "derandomize", False):
+                self.run_problems.append(f"{item.nodeid} is derandomized (Hypothesis derandomize=True): every seed "
+                                         "draws the same inputs, so a break that dodges them would pass every run")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = _outcome(report)

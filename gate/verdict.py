@@ -107,6 +107,14 @@ def fresh_seed() -> int:
     return secrets.randbelow(2 ** 32)
 
 
+# Hypothesis loads its "ci" profile (derandomize=True) when one of these is set: on a CI machine every seed would
+# draw the same inputs, and the fresh seed a patch cannot predict would be moot.
+HYPOTHESIS_CI_MARKERS = ("CI", "__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI", "TF_BUILD", "bamboo.buildKey", "BUILDKITE",
+                         "CIRCLECI", "CIRRUS_CI", "CODEBUILD_BUILD_ID", "GITHUB_ACTIONS", "GITLAB_CI",
+                         "HEROKU_TEST_RUN_ID", "TEAMCITY_VERSION")
+NOT_PASSED_TO_PYTEST = frozenset(HYPOTHESIS_CI_MARKERS + ("COV_CORE_SOURCE",))
+
+
 @dataclass
 class PytestRun:
     """One isolated pytest run of the oracle copy against some production tree."""
@@ -125,7 +133,7 @@ class PytestRun:
     def run(self, *node_ids: str) -> tuple[int | None, str, dict | None]:
         """(exit status or None on timeout, output tail, gate summary or None)."""
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("PYTEST_", "PYTHON", "HYPOTHESIS")) and k != "COV_CORE_SOURCE"}
+               if not k.startswith(("PYTEST_", "PYTHON", "HYPOTHESIS")) and k not in NOT_PASSED_TO_PYTEST}
         env.update(PYTHONHASHSEED=str(self.seed), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                    PYTHONPYCACHEPREFIX=str(self.results.parent / "pyc"))
         words = [*plugin_args(), "-p", "no:cacheprovider",

@@ -129,8 +129,11 @@ def test_production_code_rewriting_the_oracle_while_properties_run_blocks(books,
         assert any("changed: oracle/" in r for r in reasons(verdict, "oracle-after"))
 
 
-def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path, h):
+def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path, h, monkeypatch):
     # The attacker learns which amounts seed 0 draws (a recording run), then breaks every other amount.
+    # As on every CI machine: with CI set, Hypothesis would load its derandomized "ci" profile, where every seed
+    # draws the same inputs, unless the gate keeps the marker from its pytest runs.
+    monkeypatch.setenv("CI", "true")
     seen = tmp_path / "seen.txt"
     record = _text(books, MONEY).replace(
         'def format_amount(value: Decimal) -> str:\n    """Two decimals, a leading minus for debts: Decimal(\'-3.5\') -> \'-3.50\'."""\n',
@@ -155,6 +158,17 @@ def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path,
     # Unpinned runs draw a fresh seed each time, never the fixed 0 the attacker learned.
     seeds = {gate_run(h, books, tmp_path, {"docs/CHANGELOG.md": "# c\n"})[1]["seed"] for _ in range(2)}
     assert len(seeds) == 2 and "0" not in seeds and 0 not in seeds
+
+
+def test_a_derandomized_property_blocks_because_no_seed_would_reach_it(books, tmp_path, h):
+    derandomized = _text(books, ORACLE_TEST).replace(
+        "@given(cents)\n", "@settings(derandomize=True)\n@given(cents)\n").replace(
+        "from hypothesis import ", "from hypothesis import settings, ")
+    assert "derandomize=True" in derandomized and "import settings, " in derandomized
+    (books / ORACLE_TEST).write_text(derandomized)  # the oracle's own choice, not the patch's
+    code, verdict = gate_run(h, books, tmp_path, {"docs/CHANGELOG.md": "# c\n"})
+    assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
+    assert any("test_amounts_format_and_parse_back is derandomized" in r for r in reasons(verdict, "properties"))
 
 
 def test_a_stream_of_broken_patches_cannot_freeze_the_property_it_breaks(books, tmp_path, h):
