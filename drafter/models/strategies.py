@@ -57,6 +57,8 @@ class Context:
     nonneg: frozenset[str] = frozenset()  # params the docstring says must not be negative
     constants: dict[str, tuple[str | int, ...]] = field(default_factory=dict)  # the module's literal collections
     unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
+    aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: String -> Union[str, bytes]
+    examples: dict[str, str] = field(default_factory=dict)  # param -> kind of the literals the docstring examples pass
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -146,8 +148,22 @@ def _dotted(node: ast.expr) -> str:
     return ""
 
 
+PROTOCOLS = {"SupportsInt": "int", "SupportsIndex": "int", "SupportsFloat": "float", "SupportsAbs": "int",
+             "SupportsRound": "float", "Text": "str", "AnyStr": "str", "Hashable": "int", "Integral": "int",
+             "Real": "float", "Number": "int"}
+
+
 def _simple(dotted: str, name: str, ctx: Context, depth: int) -> Guess | None:
     head = dotted.rsplit(".", 1)[-1]
+    head = PROTOCOLS.get(head, head)
+    if head in ctx.aliases and head not in ctx.classes and depth < MAX_DEPTH:
+        try:
+            aliased = ast.parse(ctx.aliases[head], mode="eval").body
+        except SyntaxError:
+            return None
+        guess = _from_node(aliased, name, replace(ctx, aliases={k: v for k, v in ctx.aliases.items() if k != head}),
+                           depth + 1)
+        return replace(guess, basis=_joined(f"alias {head} = {ctx.aliases[head]}", guess.basis)) if guess else None
     scalar = _scalar(head, name, ctx)
     if scalar is not None:
         return scalar
@@ -372,6 +388,10 @@ def unannotated_guess(param: Param, ctx: Context) -> Guess | None:
         guess = _kind_guess(usage_kind, name, ctx)
         if guess:
             guess = replace(guess, basis=f"body usage of {name} ({evidence})")
+    if guess is None and name in ctx.examples:
+        guess = _kind_guess(ctx.examples[name], name, ctx)
+        if guess:
+            guess = replace(guess, basis=f"the docstring's examples pass {name} a {ctx.examples[name]}")
     if guess is None:
         doc_kind = _docstring_kind(name, ctx.docstring)
         if doc_kind:
