@@ -39,6 +39,13 @@ from drafter.soundness import check_soundness  # noqa: E402
 
 VENDOR = REPO / "bench" / "vendor"
 JOBS, MAX_EXAMPLES, SEEDS = 2, 50, 5
+# Command-line entry points (argparse namespaces, printing, sys.exit) are not what either tool is for.
+SKIPPED_MODULES = ("cli", "__main__")
+
+
+def default_select(src: Path) -> tuple[str, ...]:
+    """Every target id outside command-line modules, as --select patterns."""
+    return tuple(t.id for t in extract(src).targets if t.module.rsplit(".", 1)[-1] not in SKIPPED_MODULES)
 
 
 def heuristic_figures(src: Path, workspace: Path, select: tuple[str, ...]) -> tuple[dict, set[str]]:
@@ -164,6 +171,7 @@ def _matches(target_id: str, pattern: str) -> bool:
 
 
 def compare(src: Path, select: tuple[str, ...]) -> dict:
+    select = select or default_select(src)
     with tempfile.TemporaryDirectory() as workspace:
         heuristic, h_killed = heuristic_figures(src, Path(workspace) / "h", select)
         ghost, g_killed, _ = ghostwriter_figures(src, Path(workspace), select)

@@ -239,3 +239,31 @@ def _looks_like_type(value: ast.expr) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
         return _looks_like_type(value.left) or _looks_like_type(value.right)
     return isinstance(value, ast.Name) and value.id in ("str", "int", "float", "bytes", "bool")
+
+
+# ------------------------------------------------------------------ constructors
+
+
+def nonnegative_fields(extraction: Extraction, module: str, class_name: str) -> frozenset[str]:
+    """Names an `__init__` rejects when negative (`if x < 0: raise`), anywhere in its body; "*" when the compared
+    name is not a parameter (a loop over the fields), so every numeric field is kept at 0 or above."""
+    files = sorted({t.file for t in extraction.targets if t.module == module})
+    for rel in files:
+        tree = _tree(str(Path(extraction.root) / rel))
+        for cls in ast.walk(tree) if tree else ():
+            if not (isinstance(cls, ast.ClassDef) and cls.name == class_name):
+                continue
+            init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            if init is None:
+                return frozenset()
+            params = {a.arg for a in (*init.args.args, *init.args.kwonlyargs)}
+            found = set()
+            for node in ast.walk(init):
+                if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body):
+                    for test in ast.walk(node.test):
+                        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+                                and isinstance(test.ops[0], ast.Lt) and isinstance(test.comparators[0], ast.Constant) \
+                                and test.comparators[0].value == 0:
+                            found.add(test.left.id if test.left.id in params else "*")
+            return frozenset(found)
+    return frozenset()

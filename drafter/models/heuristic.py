@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from drafter.data import Extraction, Param, Prompt, Reply, Target
-from drafter.models.evidence import Facts, facts_of, type_aliases
+from drafter.models.evidence import Facts, facts_of, nonnegative_fields, type_aliases
 from drafter.models.families import Families
 from drafter.models.relations import Relations
 from drafter.models.strategies import Context, Guess, class_builds, nonnegative_params, param_guess
@@ -94,7 +94,9 @@ class Drafter(Relations, Families):
         self.facts: Facts = facts_of(extraction, target)
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
                            constants=extraction.constants.get(target.module, {}), aliases=type_aliases(extraction),
-                           examples=_example_kinds(self.facts))
+                           examples=_example_kinds(self.facts),
+                           nonneg_fields={c.name: nonnegative_fields(extraction, c.module, c.name)
+                                          for c in self.classes.values() if c.kind != "enum"})
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()

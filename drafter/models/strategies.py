@@ -59,6 +59,7 @@ class Context:
     unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
     aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: String -> Union[str, bytes]
     examples: dict[str, str] = field(default_factory=dict)  # param -> kind of the literals the docstring examples pass
+    nonneg_fields: dict[str, frozenset[str]] = field(default_factory=dict)  # class -> fields its __init__ rejects below 0
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -304,7 +305,9 @@ def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
     for param in info.fields:
         if param.kind in ("var_positional", "var_keyword"):
             continue
-        sub = replace(ctx, nonneg=frozenset(), unpacked=param.unpacked)
+        rejected = ctx.nonneg_fields.get(info.name, frozenset())
+        floor = frozenset({param.name}) if param.name in rejected or "*" in rejected else frozenset()
+        sub = replace(ctx, nonneg=floor, unpacked=param.unpacked)
         guess = (_from_node(ast.parse(param.annotation, mode="eval").body, param.name, sub, depth + 1)
                  if param.annotation and _parses(param.annotation) else unannotated_guess(param, sub))
         if guess is None:
