@@ -16,9 +16,9 @@ from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from drafter import __version__, pipeline
-from drafter.config import load_settings
+from drafter.config import Settings, load_settings
 from drafter.data import to_jsonable
-from drafter.errors import DrafterError
+from drafter.errors import DrafterError, WorkspaceError
 from drafter.extract import extract as extract_targets
 from drafter.report.terminal import draft_table, print_run_summary, targets_line
 
@@ -51,37 +51,47 @@ def main(
     """Draft Hypothesis properties for a source folder in a lane the patch cannot touch, and keep only those
     that hold on the clean code and catch sabotage."""
 
+DEFAULTS = Settings()  # built-in defaults; [tool.drafter] or drafter.toml may change them, options win
+
 SrcArg = Annotated[Path, typer.Argument(metavar="SRC", help="Folder of Python modules/packages to draft for. Read only: never written to.")]
 CorpusOpt = Annotated[
     Optional[list[Path]],
-    typer.Option("--corpus", help="Corpus folder whose file NAMES go into the prompt (contents are never read). Repeatable."),
+    typer.Option("--corpus", help="Corpus folder whose file NAMES go into the prompt (contents are never read). Repeatable. Default: none."),
 ]
 SelectOpt = Annotated[
-    Optional[list[str]], typer.Option("--select", help="Only targets whose id matches this glob, e.g. 'shop.billing:*'. Repeatable.")
+    Optional[list[str]], typer.Option("--select", help="Only targets whose id matches this glob, e.g. 'shop.billing:*'. Repeatable. Default: every target.")
 ]
 ModelOpt = Annotated[
     Optional[str],
     typer.Option(
         "--model",
-        help="heuristic (offline, default) | replay:PATH (recorded replies) | openai:MODEL (any OpenAI-compatible server).",
+        help="heuristic (offline) | replay:PATH (recorded replies) | openai:MODEL (any OpenAI-compatible server). "
+        f"Default: {DEFAULTS.model}.",
     ),
 ]
-WorkspaceOpt = Annotated[Optional[Path], typer.Option("--workspace", help="Staging area for run folders (default ./workspace).")]
-PromptsOpt = Annotated[Optional[Path], typer.Option("--prompts", help="Folder with your own system.j2 and target.j2 templates.")]
-BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server URL (else $OPENAI_BASE_URL).")]
-ConcurrencyOpt = Annotated[Optional[int], typer.Option("--concurrency", min=1, help="Model calls in flight at once.")]
-TemperatureOpt = Annotated[Optional[float], typer.Option("--temperature", min=0.0, help="Sampling temperature for openai: models.")]
-TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", min=0.1, help="Seconds per model call.")]
+WorkspaceOpt = Annotated[Optional[Path], typer.Option("--workspace", help=f"Staging area for run folders. Default: ./{DEFAULTS.workspace}.")]
+PromptsOpt = Annotated[Optional[Path], typer.Option("--prompts", help="Folder with your own system.j2 and target.j2 templates. Default: the bundled ones.")]
+BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server URL. Default: $OPENAI_BASE_URL, else the openai client's.")]
+ConcurrencyOpt = Annotated[Optional[int], typer.Option("--concurrency", min=1, help=f"Model calls in flight at once. Default: {DEFAULTS.concurrency}.")]
+TemperatureOpt = Annotated[Optional[float], typer.Option("--temperature", min=0.0, help=f"Sampling temperature for openai: models. Default: {DEFAULTS.temperature}.")]
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", min=0.1, help=f"Seconds per model call. Default: {DEFAULTS.timeout:g}.")]
 ChangedSinceOpt = Annotated[
     Optional[Path],
-    typer.Option("--changed-since", help="An earlier run folder: draft only targets whose signature or docstring changed since."),
+    typer.Option("--changed-since", help="An earlier run folder: draft only targets whose signature or docstring changed since. Default: none "
+         "(draft every target)."),
 ]
-RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help="Retries per model call on 429, 5xx and timeouts.")]
+RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help=f"Retries per model call on 429, 5xx and timeouts. Default: {DEFAULTS.retries}.")]
 NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt.")
+    bool, typer.Option("--no-cache", help="Ask the model again even when workspace/cache/ holds a reply to the same prompt. Default: off "
+                              "(cached replies are reused).")
 ]
 FailUnderKeptOpt = Annotated[
-    Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs).")
+    Optional[int], typer.Option("--fail-under-kept", min=0, help="Exit 3 when fewer than N candidates are kept (for CI jobs). Default: off.")
+]
+FailUnderScoreOpt = Annotated[
+    Optional[float], typer.Option("--fail-under-score", min=0.0, max=1.0,
+                                  help="Exit 3 when the mutation score (killed over valid mutants, 0 to 1) is below X, "
+                                       "or when no mutant was evaluated. Default: off.")
 ]
 
 
@@ -184,6 +194,10 @@ def _execute(stage: Callable, src: Path, **options):
             reporter.close()
     except DrafterError as exc:
         fail(exc)
+    except OSError as exc:  # a full disk, a folder that vanished: the environment, not a bug to show as a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(WorkspaceError(f"{where}{exc.strerror or exc} (a run that had started is kept as "
+                            "runs/<id>.incomplete/ and is never a baseline)"))
     except KeyboardInterrupt:
         errors.print("interrupted: the partial run is kept as runs/<id>.incomplete/ and is never a baseline",
                      highlight=False, markup=False)
@@ -228,12 +242,12 @@ def run(
     corpus: CorpusOpt = None,
     select: SelectOpt = None,
     known_bad: Annotated[
-        Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant.")
+        Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")] = None,
-    max_examples: Annotated[Optional[int], typer.Option("--max-examples", min=1, help="Hypothesis examples per run.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the CPU count.")] = None,
+    max_examples: Annotated[Optional[int], typer.Option("--max-examples", min=1, help=f"Hypothesis examples per run. Default: {DEFAULTS.max_examples}.")] = None,
     seeds: Annotated[
-        Optional[int], typer.Option("--seeds", min=1, help="Clean runs with distinct seeds before a candidate counts as sound.")
+        Optional[int], typer.Option("--seeds", min=1, help=f"Clean runs with distinct seeds before a candidate counts as sound. Default: {DEFAULTS.seeds}.")
     ] = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
@@ -244,26 +258,37 @@ def run(
     changed_since: ChangedSinceOpt = None,
     no_cache: NoCacheOpt = False,
     fail_under_kept: FailUnderKeptOpt = None,
+    fail_under_score: FailUnderScoreOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
-    Exit 0 whatever it keeps, unless --fail-under-kept N: then 3 when fewer than N are kept; 2 on a usage error."""
+    Exit 0 whatever it keeps; 3 when fewer than --fail-under-kept N are kept or the mutation score is below
+    --fail-under-score X; 2 on a usage error."""
     result = _execute(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
         cache=False if no_cache else None,
     )
-    _print_run(result, fail_under_kept)
+    _print_run(result, fail_under_kept, fail_under_score)
 
 
-def _print_run(result, fail_under_kept: int | None) -> None:
+def _print_run(result, fail_under_kept: int | None, fail_under_score: float | None = None) -> None:
     print_run_summary(console, result.report, result.report_paths)
-    console.print(f"kept files: {result.run_dir / 'kept'} (a human copies reviewed ones into oracle/)", highlight=False)
+    console.print(f"kept files: {result.run_dir / 'kept'} (review them, then `drafter promote ID... --run "
+                  f"{result.run_dir} --into oracle/properties`)", highlight=False, soft_wrap=True)
     kept = result.report.summary["kept"]
     if fail_under_kept is not None and kept < fail_under_kept:
         errors.print(f"only {kept} kept, fewer than --fail-under-kept {fail_under_kept}", highlight=False, markup=False)
         raise typer.Exit(3)
+    if fail_under_score is not None:
+        from drafter.report.model import overall_score
+
+        score = overall_score(result.report)
+        if score is None or score < fail_under_score:
+            measured = "no mutant was evaluated" if score is None else f"mutation score {score:.3f}"
+            errors.print(f"{measured}, below --fail-under-score {fail_under_score:g}", highlight=False, markup=False)
+            raise typer.Exit(3)
 
 
 @app.command()
@@ -274,9 +299,9 @@ def refresh(
     corpus: CorpusOpt = None,
     select: SelectOpt = None,
     known_bad: Annotated[
-        Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant.")
+        Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the CPU count.")] = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -285,12 +310,14 @@ def refresh(
     retries: RetriesOpt = None,
     no_cache: NoCacheOpt = False,
     fail_under_kept: FailUnderKeptOpt = None,
+    fail_under_score: FailUnderScoreOpt = None,
 ) -> None:
     """The scheduled job: redraft only targets that are new or whose signature or docstring changed since the
     newest complete run for SRC; carry the others' results and kept files forward.
 
     Exit codes: 0 nothing changed (no model call, no new run, `latest` untouched); 1 a new run was written
-    (targets refreshed or removed); 2 a usage, configuration or SRC error; 3 fewer kept than --fail-under-kept."""
+    (targets refreshed or removed); 2 a usage, configuration or SRC error; 3 fewer kept than --fail-under-kept or a
+    mutation score below --fail-under-score."""
     from drafter.refresh import refresh as refresh_stage
 
     result = _execute(
@@ -307,8 +334,66 @@ def refresh(
     if result.run is None:
         console.print("nothing changed: no new run", highlight=False, markup=False)
         raise typer.Exit(0)
-    _print_run(result.run, fail_under_kept)
+    _print_run(result.run, fail_under_kept, fail_under_score)
     raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A finished run folder, e.g. workspace/latest.")],
+    fmt: Annotated[str, typer.Option("--format", help="md | html | json | junit.")] = "md",
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write to FILE. Default: stdout.")] = None,
+) -> None:
+    """Re-render the report of a finished run: markdown, one self-contained HTML file, report.json, or JUnit XML
+    (one test case per candidate: kept passes, rejected fails with its reason)."""
+    from drafter.report import FORMATS, load_report, render
+
+    if fmt not in FORMATS:
+        fail(DrafterError(f"--format {fmt}: choose one of {', '.join(FORMATS)}"))
+    try:
+        text = render(load_report(run_dir), fmt, run_dir.resolve())
+    except DrafterError as exc:
+        fail(exc)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(DrafterError(f"--out {out}: cannot write ({exc.strerror or exc})"))
+    console.print(f"report: {out}", soft_wrap=True)
+
+
+@app.command()
+def promote(
+    candidate_ids: Annotated[Optional[list[str]], typer.Argument(metavar="ID...", help="Kept candidate ids, e.g. 'shop.billing:apply_tax::zero_rate_is_identity'.")] = None,
+    into: Annotated[Path, typer.Option("--into", help="Oracle properties folder to write into, e.g. oracle/properties.")] = ...,
+    run_dir: Annotated[Path, typer.Option("--run", help="The run the ids come from.")] = Path("workspace/latest"),
+    all_kept: Annotated[Optional[Path], typer.Option("--all-kept", metavar="RUN", help="Promote every kept candidate of RUN. Default: only the ids named.")] = None,
+    keep_settings: Annotated[bool, typer.Option("--keep-settings", help="Keep each file's @settings instead of the oracle's Hypothesis profile. Default: off (they are dropped).")] = False,
+) -> None:
+    """Copy reviewed kept candidates into an oracle folder under stable names, with a provenance header, and
+    record them in DIR/drafted.lock.json (which oracle-gate verifies). Never runs git.
+
+    Exit 0 when every named candidate is in DIR; 2 when any was refused (not kept, unknown, or its file name is
+    taken by a different file) — the others are still promoted."""
+    from drafter.promote import promote as promote_candidates
+
+    if all_kept is None and not candidate_ids:
+        fail(DrafterError("name kept candidate ids, or give --all-kept RUN"))
+    try:
+        result = promote_candidates(all_kept or run_dir, tuple(candidate_ids or ()), into, all_kept=all_kept is not None,
+                                    keep_settings=keep_settings)
+    except DrafterError as exc:
+        fail(exc)
+    for item in result.promoted:
+        console.print(f"{item.status}: {into / item.file} ({item.candidate_id})", soft_wrap=True)
+    for reason in result.refused:
+        errors.print(labelled("refused:", "bold red", reason), soft_wrap=True)
+    console.print(f"lock: {result.lock}", soft_wrap=True)
+    if result.refused:
+        raise typer.Exit(2)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 CANDIDATE_KINDS = (
@@ -256,3 +257,34 @@ class KillMatrix:
     test_seconds: float = 0.0  # time spent inside test bodies
     notes: tuple[str, ...] = ()
     vacuous: dict[str, str] = field(default_factory=dict)  # candidate id -> why the forced-fail proof rejects it
+
+
+# ---------------------------------------------------------------- whole runs (pipeline -> report)
+
+
+@dataclass(frozen=True)
+class DraftOutcome:
+    src: Path
+    run_dir: Path
+    extraction: Extraction
+    model: str
+    replies: tuple[Reply, ...]
+    drafted: tuple[Drafted, ...]
+    target_notes: dict[str, str]  # target id -> why it has no accepted candidate
+    warnings: tuple[str, ...]
+    stage_seconds: dict[str, float]
+    prompts_version: str = ""  # template version + hash of the texts that built the prompts
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    draft: DraftOutcome
+    drafted: tuple[Drafted, ...]  # final verdicts
+    rendered: dict[str, Rendered]
+    soundness: dict[str, Soundness]
+    mutants: tuple[Mutant, ...]
+    dropped_mutants: dict[str, tuple[int, int]]  # target -> (equivalent, duplicate)
+    matrix: KillMatrix
+    warnings: tuple[str, ...]
+    stage_seconds: dict[str, float]
+    settings: dict  # the settings that shape results, recorded in the report

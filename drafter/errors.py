@@ -15,3 +15,7 @@ class SourceError(DrafterError):
 
 class ModelError(DrafterError):
     """The model backend cannot be used at all (bad replay file, unreachable server)."""
+
+
+class WorkspaceError(DrafterError):
+    """The workspace cannot hold a run: not a folder, not writable, full, or its index is not drafter's."""

@@ -9,6 +9,8 @@ MAX_REPLY_CHARS = 1_000_000
 MAX_NESTING = 64
 MAX_CANDIDATES_PER_REPLY = 50
 MAX_INT_DIGITS = 100
+MAX_FIELD_CHARS = 20_000  # one candidate's body, strategy or assumption
+MAX_AST_DEPTH = 100  # of one field's syntax tree
 MAX_SOURCE_BYTES = 2_000_000  # one SRC module; past it the module is skipped with a warning
 
 

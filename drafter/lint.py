@@ -21,6 +21,7 @@ import hypothesis.strategies
 from drafter import allowed
 from drafter.data import Candidate, Drafted, Extraction, Target, Verdict
 from drafter.dependence import TargetUse, dotted, is_pytest_raises
+from drafter.limits import MAX_AST_DEPTH, MAX_FIELD_CHARS
 
 Problem = str | None
 
@@ -106,16 +107,45 @@ def parse_fields(candidate: Candidate, target: Target, extraction: Extraction) -
 
 def parse_expression(code: str, label: str) -> ast.expr:
     try:
-        return ast.parse(code.strip(), mode="eval").body
+        return bounded_tree(code, label, ast.parse(_bounded_text(code, label).strip(), mode="eval")).body
+    except _OverBounds:
+        raise
     except SyntaxError as error:
         raise SyntaxError(f"{label} is not a Python expression: {error.msg} (line {error.lineno}): {code!r}") from None
+    except (RecursionError, MemoryError):
+        raise _OverBounds(f"{label} is nested too deeply for the parser") from None
 
 
 def parse_statements(code: str, label: str) -> ast.Module:
     try:
-        return ast.parse(dedent(code))
+        return bounded_tree(code, label, ast.parse(dedent(_bounded_text(code, label))))
+    except _OverBounds:
+        raise
     except SyntaxError as error:
         raise SyntaxError(f"{label} does not parse: {error.msg} (line {error.lineno})") from None
+    except (RecursionError, MemoryError):
+        raise _OverBounds(f"{label} is nested too deeply for the parser") from None
+
+
+class _OverBounds(SyntaxError):
+    """A field past one of drafter/limits.py's bounds: rejected as syntax, with the bound named."""
+
+
+def _bounded_text(code: str, label: str) -> str:
+    if len(code) > MAX_FIELD_CHARS:
+        raise _OverBounds(f"{label} is {len(code):,} characters (the limit is {MAX_FIELD_CHARS:,})")
+    return code
+
+
+def bounded_tree(code: str, label: str, tree: ast.AST) -> ast.AST:
+    """The tree, unless it is deeper than later stages (recursive visitors, libcst) can walk safely."""
+    pending = [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_AST_DEPTH:
+            raise _OverBounds(f"{label} nests more than {MAX_AST_DEPTH} levels deep")
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return tree
 
 
 def dedent(code: str) -> str:

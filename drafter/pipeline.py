@@ -15,7 +15,7 @@ from typing import Protocol
 from drafter.cache import CacheKey, ReplyCache, template_version
 from drafter.candidates import parse_reply
 from drafter.config import Settings
-from drafter.data import Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, Soundness, Verdict
+from drafter.data import DraftOutcome, Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, RunOutcome, Soundness, Verdict
 from drafter.errors import ConfigError, DrafterError, ModelError, SourceError
 from drafter.importcheck import import_failures
 from drafter.extract import extract
@@ -72,38 +72,10 @@ class StageClock:
 
 
 @dataclass(frozen=True)
-class DraftOutcome:
-    src: Path
-    run_dir: Path
-    extraction: Extraction
-    model: str
-    replies: tuple[Reply, ...]
-    drafted: tuple[Drafted, ...]
-    target_notes: dict[str, str]  # target id -> why it has no accepted candidate
-    warnings: tuple[str, ...]
-    stage_seconds: dict[str, float]
-    prompts_version: str = ""  # template version + hash of the texts that built the prompts
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    draft: DraftOutcome
-    drafted: tuple[Drafted, ...]  # final verdicts
-    rendered: dict[str, Rendered]
-    soundness: dict[str, Soundness]
-    mutants: tuple[Mutant, ...]
-    dropped_mutants: dict[str, tuple[int, int]]  # target -> (equivalent, duplicate)
-    matrix: KillMatrix
-    warnings: tuple[str, ...]
-    stage_seconds: dict[str, float]
-    settings: dict  # the settings that shape results, recorded in the report
-
-
-@dataclass(frozen=True)
 class RunResult:
     run_dir: Path
     report: RunReport
-    report_paths: tuple[Path, Path]
+    report_paths: tuple[Path, ...]  # report.json, report.md, report.html
     outcome: RunOutcome
 
     @property
@@ -407,7 +379,7 @@ def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_
 
 def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: Carry | None = None,
         command: str = "run") -> RunResult:
-    """All stages; the run folder gains source/, staged/, kept/, report.json and report.md, then becomes visible.
+    """All stages; the run folder gains source/, staged/, kept/, report.json, .md and .html, then becomes visible.
 
     `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run."""
     reporter = reporter or Quiet()
@@ -420,12 +392,12 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
         report = build_report(outcome, carry)
         if carry is not None:
             carry.copy_kept_files(drafted_run.run_dir)
-        write_reports(report, drafted_run.run_dir)
+        report_files = write_reports(report, drafted_run.run_dir)
         meta = {"command": command, "src": str(drafted_run.src), "model": drafted_run.model,
                 "baseline": carry.baseline_id if carry else None}
         final = finish_run(drafted_run.run_dir, meta)
     outcome = replace(outcome, draft=replace(drafted_run, run_dir=final))
-    return RunResult(final, report, (final / "report.json", final / "report.md"), outcome)
+    return RunResult(final, report, tuple(final / p.name for p in report_files), outcome)
 
 
 def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter) -> RunOutcome:

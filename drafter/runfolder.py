@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,7 +16,8 @@ from pathlib import Path
 from filelock import FileLock
 
 from drafter.data import to_jsonable
-from drafter.errors import ConfigError, SourceError
+from drafter.errors import ConfigError, SourceError, WorkspaceError
+from drafter.limits import MAX_SOURCE_BYTES
 
 # Folders never copied out of SRC: they are not source, and copying a venv would be slow.
 IGNORED_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache", ".hypothesis"}
@@ -37,6 +39,22 @@ def check_separate(src: Path, workspace: Path) -> None:
 INCOMPLETE_SUFFIX = ".incomplete"
 INCOMPLETE_NOTE = "INCOMPLETE.txt"
 RUN_META = "run.json"
+
+
+def check_workspace(workspace: Path) -> None:
+    """Refuse, before any work, a workspace that cannot hold runs; never repair or delete what is there."""
+    workspace = workspace.resolve()
+    if workspace.exists() and not workspace.is_dir():
+        raise WorkspaceError(f"--workspace {workspace}: is a file, not a folder")
+    runs, latest = workspace / "runs", workspace / "latest"
+    if runs.exists() and not runs.is_dir():
+        raise WorkspaceError(f"workspace {workspace}: runs is a file; drafter keeps its run folders there")
+    if (latest.exists() or latest.is_symlink()) and not latest.is_symlink():
+        raise WorkspaceError(f"workspace {workspace}: latest is a {'folder' if latest.is_dir() else 'file'}, not the "
+                             "link drafter keeps to the newest complete run; move it away")
+    existing = next((p for p in (runs, workspace, *workspace.parents) if p.exists()), None)
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise WorkspaceError(f"workspace {workspace}: {existing} is not writable")
 
 
 def workspace_lock(workspace: Path) -> FileLock:
@@ -62,6 +80,7 @@ def new_run_dir(workspace: Path) -> Path:
     The folder keeps that name, and a note saying the run did not finish, until finish_run() renames it:
     a crash or a SIGKILL leaves an incomplete run that no reader takes for a result."""
     workspace = workspace.resolve()
+    check_workspace(workspace)
     runs = workspace / "runs"
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     with workspace_lock(workspace):
@@ -161,10 +180,29 @@ def copy_source(src: Path, destination: Path) -> Path:
     """An untouched copy of SRC for imports: mutants and bytecode never touch the original."""
     try:
         # The oracle is never needed to import targets, and a copy of it is still a folder we must not write.
-        shutil.copytree(src, destination, ignore=shutil.ignore_patterns(*IGNORED_DIRS, "oracle", "*.pyc"), symlinks=True)
+        shutil.copytree(src, destination, ignore=_not_copied, symlinks=True)
     except OSError as exc:
         raise SourceError(f"cannot copy SRC {src} into the run folder: {exc}") from exc
     return destination
+
+
+_IGNORED_NAMES = shutil.ignore_patterns(*IGNORED_DIRS, "oracle", "*.pyc")
+
+
+def _not_copied(folder: str, names: list[str]) -> set[str]:
+    """Besides the ignored folders: FIFOs, devices and sockets (opening one can block) and oversized files."""
+    skipped = set(_IGNORED_NAMES(folder, names))
+    for name in names:
+        try:
+            info = os.lstat(os.path.join(folder, name))
+        except OSError:
+            skipped.add(name)
+            continue
+        if stat.S_ISLNK(info.st_mode) or stat.S_ISDIR(info.st_mode):
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES * 10:
+            skipped.add(name)
+    return skipped
 
 
 def write_json(path: Path, value) -> None:

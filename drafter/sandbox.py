@@ -115,6 +115,23 @@ def _mapped_bytes() -> int:
         return 0
 
 
+CLONE_NEWNET = 0x40000000
+
+
+def _leave_network() -> bool:
+    """A network namespace of this process's own (only a loopback that is down), where the platform allows:
+    root on Linux. Elsewhere the audit hook alone refuses sockets."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     """Limits, a scrubbed environment and the audit hook, for the rest of this process's life.
 
@@ -135,6 +152,7 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
             resource.setrlimit(limit, (value, hard))
         except (ValueError, OSError):
             pass  # a platform that refuses a limit still gets the hook
+    _leave_network()
     from hypothesis.configuration import storage_directory
 
     storage = storage_directory(intent_to_write=False).home_directory  # the run folder's, in a pipeline run

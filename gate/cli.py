@@ -19,7 +19,7 @@ from gate.check import EXIT_BLOCKED, EXIT_PASS, EXIT_USAGE, Check, GateError, fa
 from gate.cochange import check_cochange
 from gate.deny import check_deny
 from gate.lock import verify_lock, verify_sidecars, write_lock
-from gate.seal import add_row, verify_manifest
+from gate.seal import add_row, verify_drafted_locks, verify_manifest
 
 # gate.classify, gate.snapshot and gate.verdict load libcst; they are imported by the commands that need them
 # so every other command starts fast.
@@ -138,6 +138,26 @@ def seal_add(manifest: Path = typer.Option(..., "--manifest"), fixture_id: str =
             raise GateError("--extra must not set id, path or sha256")
         return add_row(manifest, fixture_id, path, keys)
     _finish(make, as_json, "seal")
+
+
+@app.command()
+def init(repo: Path = typer.Option(Path("."), "--repo", help="repository root to create the oracle in"),
+         oracle: str = typer.Option("oracle", "--oracle", help="oracle folder relative to the root"),
+         policy: str = typer.Option("hysteresis", "--policy", help="flake ledger policy: " + ", ".join(ledger_mod.POLICIES)),
+         params: str = typer.Option("{}", "--params", help="JSON object overriding the policy defaults"),
+         as_json: bool = JsonOpt) -> None:
+    """Create oracle/ (deny list, properties with a conftest, empty sealed manifest, ledger) and an oracle-owned
+    pytest.ini; refuses to overwrite anything."""
+    from gate.init import init_oracle
+
+    _finish(lambda: init_oracle(repo, oracle, policy, _json_object(params, "--params")), as_json, "init")
+
+
+@seal_app.command("drafted")
+def seal_drafted(oracle_dir: Path = typer.Argument(Path("oracle"), help="oracle folder holding drafted.lock.json files"),
+                 as_json: bool = JsonOpt) -> None:
+    """Promoted property files match the sha256 their drafted.lock.json records (`drafter promote` writes it)."""
+    _finish(lambda: verify_drafted_locks(oracle_dir), as_json, "drafted-lock")
 
 
 @app.command()

@@ -122,3 +122,58 @@ def add_row(manifest: Path, fixture_id: str, rel_path: str, extra: dict[str, Any
     write_atomic(manifest, stable_json({"version": MANIFEST_VERSION, "fixtures": rows}))
     load_manifest(manifest)
     return Check("seal", True, (f"sealed {row['path']} as {fixture_id!r} ({row['sha256'][:12]}...)",), {"row": row})
+
+
+DRAFTED_LOCK = "drafted.lock.json"
+
+
+def verify_drafted_lock(lock: Path) -> list[str]:
+    """`missing:` and `changed:` lines for the promoted property files a `drafted.lock.json` records.
+
+    `drafter promote` writes the lock (sha256, run, target, fingerprint per file, names relative to its folder);
+    hand-written properties beside them are not in it and are not checked here."""
+    lock = Path(lock)
+    data = read_json(lock, "drafted lock")
+    files = data.get("files") if isinstance(data, dict) and data.get("version") == 1 else None
+    if not isinstance(files, dict):
+        raise GateError(f"drafted lock {lock}: expected an object with \"version\": 1 and \"files\"")
+    findings = []
+    for name, entry in sorted(files.items()):
+        digest = entry.get("sha256") if isinstance(entry, dict) else None
+        rel = PurePosixPath(name)
+        if not isinstance(digest, str) or rel.is_absolute() or ".." in rel.parts:
+            raise GateError(f"drafted lock {lock}: entry {name!r} needs a relative name and a \"sha256\"")
+        path = lock.parent / rel
+        if not path.is_file():
+            findings.append(f"missing: {path} (promoted from run {entry.get('run')}, recorded in {lock})")
+        elif sha256_file(path) != digest.lower():
+            findings.append(f"changed: {path} differs from what was promoted (run {entry.get('run')}); "
+                            f"promote again or fix {lock}")
+    return findings
+
+
+def has_drafted_lock(*oracle_dirs: Path) -> bool:
+    """Whether any of the folders holds a `drafted.lock.json` (only then does the gate run the drafted-lock check)."""
+    return any(Path(d).is_dir() and next(Path(d).rglob(DRAFTED_LOCK), None) is not None for d in oracle_dirs)
+
+
+def verify_drafted_locks(oracle_dir: Path, base_oracle_dir: Path | None = None) -> Check:
+    """Every `drafted.lock.json` under the oracle folder matches the files it records; none at all passes.
+
+    With `base_oracle_dir` (the base checkout's oracle), a lock the patched tree lacks, adds or rewrites fails too."""
+    oracle_dir = Path(oracle_dir)
+
+    def locks_under(folder: Path | None) -> dict[str, Path]:
+        if folder is None or not Path(folder).is_dir():
+            return {}
+        return {p.relative_to(folder).as_posix(): p for p in sorted(Path(folder).rglob(DRAFTED_LOCK))}
+
+    locks, base_locks = locks_under(oracle_dir), locks_under(base_oracle_dir)
+    findings = []
+    if base_oracle_dir is not None:
+        for rel in sorted(set(locks) | set(base_locks)):
+            if rel not in locks or rel not in base_locks or locks[rel].read_bytes() != base_locks[rel].read_bytes():
+                findings.append(f"changed: {rel} under {oracle_dir} differs from the base's (the patch rewrote a lock)")
+    findings += [line for lock in locks.values() for line in verify_drafted_lock(lock)]
+    summary = f"promoted files match {len(locks)} {DRAFTED_LOCK}" if locks else f"no {DRAFTED_LOCK} under {oracle_dir}"
+    return Check("drafted-lock", not findings, tuple(findings) or (summary,), {"findings": findings})

@@ -17,7 +17,7 @@ from gate.deny import deny_changes, read_deny_list
 from gate.isolate import copy_oracle, isolated_argv, plugin_args
 from gate.ledger import Result, default_host, load_ledger, record
 from gate.lock import compare_digests, verify_lock, verify_sidecars
-from gate.seal import verify_manifest
+from gate.seal import has_drafted_lock, verify_drafted_locks, verify_manifest
 from gate.snapshot import compare_snapshot, surface
 from gate.writeset import COPY_IGNORED, apply_patch, escaping_symlinks
 
@@ -256,7 +256,9 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
             return verdict()
         sealed = _inside(manifest, app, work)
         if not (stage("seal", lambda: _rewritten(manifest, sealed, "seal") or verify_manifest(sealed))
-                and stage("sidecars", lambda: verify_sidecars(sealed.parent))):
+                and stage("sidecars", lambda: verify_sidecars(sealed.parent))
+                and (not has_drafted_lock(work / oracle, app / oracle)
+                     or stage("drafted-lock", lambda: verify_drafted_locks(work / oracle, app / oracle)))):
             return verdict()
         locked = _inside(lock, app, work) if lock else None
         if lock and not stage("lock", lambda: _rewritten(lock, locked, "lock") or verify_lock(

@@ -1,19 +1,41 @@
-"""The sabotage-survival report: one RunReport, written as report.json (a contract) and report.md (for reviewers)."""
+"""The sabotage-survival report: one RunReport, written as report.json (a contract), report.md (for reviewers) and
+report.html (everything, one self-contained file); JUnit XML on demand (`drafter report RUN --format junit`)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from drafter.data import to_jsonable
+from drafter.report.html import render_html
+from drafter.report.junit import render_junit
 from drafter.report.markdown import render_markdown
-from drafter.report.model import RunReport, build_report
+from drafter.report.model import RunReport, build_report, load_report
 from drafter.runfolder import write_json, write_text
 
+FORMATS = ("md", "html", "json", "junit")
+FILE_NAMES = {"md": "report.md", "html": "report.html", "json": "report.json", "junit": "report.junit.xml"}
 
-def write_reports(report: RunReport, run_dir: Path) -> tuple[Path, Path]:
-    json_path, md_path = run_dir / "report.json", run_dir / "report.md"
+
+def render(report: RunReport, fmt: str, run_dir: Path | None = None) -> str:
+    """One report in one format; run_dir lets the HTML show the kept files' code."""
+    if fmt == "md":
+        return render_markdown(report)
+    if fmt == "html":
+        return render_html(report, run_dir)
+    if fmt == "json":
+        return json.dumps(to_jsonable(report), indent=2) + "\n"
+    if fmt == "junit":
+        return render_junit(report)
+    raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def write_reports(report: RunReport, run_dir: Path) -> tuple[Path, Path, Path]:
+    json_path, md_path, html_path = (run_dir / FILE_NAMES[f] for f in ("json", "md", "html"))
     write_json(json_path, report)
     write_text(md_path, render_markdown(report))
-    return json_path, md_path
+    write_text(html_path, render_html(report, run_dir))
+    return json_path, md_path, html_path
 
 
-__all__ = ["RunReport", "build_report", "write_reports"]
+__all__ = ["FORMATS", "RunReport", "build_report", "load_report", "render", "write_reports"]

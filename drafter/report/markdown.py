@@ -1,10 +1,21 @@
-"""report.md: what a reviewer needs first — per target, the kept candidates, then the holes, then the rejections."""
+"""report.md: what a reviewer needs first — per target, the kept candidates, then the holes, then the rejections.
+
+It stays readable on large runs: surviving mutants are listed only for targets with a candidate that held on the
+clean code (the others met no mutant), and long lists stop after a few items with a count and a pointer to
+report.html and report.json, which hold everything.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
 from drafter.report.model import RunReport
+
+SHOWN_SURVIVORS = 5  # per target
+SHOWN_REJECTIONS = 10  # per reason
+SHOWN_KILLS = 8  # per kept candidate
+FACED_MUTANTS = ("sabotage", "kept")  # stages a candidate reaches only after holding on the clean code
+ELSEWHERE = "report.html (all of them, collapsed) and report.json"
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -32,7 +43,7 @@ def render_markdown(report: RunReport) -> str:
         f"{s['mutants']['survived']} survived, {s['mutants']['invalid']} invalid "
         f"({s['mutants']['dropped_equivalent']} equivalent and {s['mutants']['dropped_duplicate']} duplicate mutants dropped before running).",
         "",
-        "Nothing here is an oracle yet: review each kept file, then copy it into `oracle/` yourself.",
+        "Nothing here is an oracle yet: review each kept file, then `drafter promote` it into `oracle/properties/`.",
         "",
     ]
     if report.warnings:
@@ -61,18 +72,22 @@ def render_markdown(report: RunReport) -> str:
             lines += ["**Kept**", ""]
             for c in kept:
                 lines.append(f"- `{c.name}` ({c.kind}) → `{c.file}`")
-                lines.append(f"  - kills {len(c.kills)}: " + "; ".join(mutant_descriptions.get(k, k) for k in c.kills[:8]))
-                if len(c.kills) > 8:
-                    lines.append(f"  - … and {len(c.kills) - 8} more")
+                lines.append(f"  - kills {len(c.kills)}: "
+                             + "; ".join(mutant_descriptions.get(k, k) for k in c.kills[:SHOWN_KILLS]))
+                if len(c.kills) > SHOWN_KILLS:
+                    lines.append(f"  - … and {len(c.kills) - SHOWN_KILLS} more")
             lines.append("")
-        survivors = [m for m in mutants_by_target[target.id] if m.status == "survived"]
+        faced = any(c.stage in FACED_MUTANTS for c in candidates_by_target[target.id])
+        survivors = [m for m in mutants_by_target[target.id] if m.status == "survived"] if faced else []
         if survivors:
             lines += [
                 f"**Surviving mutants ({len(survivors)})**: holes in the oracle, or equivalent mutants.",
                 "",
             ]
-            for m in survivors:
+            for m in survivors[:SHOWN_SURVIVORS]:
                 lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
+            if len(survivors) > SHOWN_SURVIVORS:
+                lines += [f"… and {len(survivors) - SHOWN_SURVIVORS} more surviving mutants of this target in {ELSEWHERE}.", ""]
 
     rejected = [c for c in report.candidates if c.status == "rejected"]
     if rejected:
@@ -82,10 +97,12 @@ def render_markdown(report: RunReport) -> str:
             groups[(c.stage, c.reason)].append(c)
         for (stage, reason), items in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
             lines += [f"### {reason} (stage `{stage}`, {len(items)})", ""]
-            for c in items:
+            for c in items[:SHOWN_REJECTIONS]:
                 lines.append(f"- `{c.id}`: {c.detail or reason}")
                 if c.counterexample:
                     lines += ["", _fence(c.counterexample), ""]
+            if len(items) > SHOWN_REJECTIONS:
+                lines.append(f"- … and {len(items) - SHOWN_REJECTIONS} more rejected as `{reason}` in {ELSEWHERE}")
             lines.append("")
 
     lines += ["## Numbers", "", "| stage | seconds |", "|---|---:|"]

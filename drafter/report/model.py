@@ -8,14 +8,10 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from drafter.data import TokenUsage, to_jsonable
+from drafter.data import RunOutcome, TokenUsage, to_jsonable
 from drafter.errors import ConfigError
 from drafter.runfolder import git_commit, run_id, tree_hash
-
-if TYPE_CHECKING:
-    from drafter.pipeline import RunOutcome
 
 REPORT_VERSION = 1
 
@@ -51,6 +47,9 @@ class CandidateEntry:
     counterexample_shape: str | None  # what the candidate claims to catch
     rationale: str | None
     carried_from: str | None = None
+    # mutant id -> outcome (assertion | crash | timeout | survived | invalid) of every pair the kill matrix
+    # evaluated; a mutant of the target missing here was never evaluated against this candidate
+    outcomes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -84,6 +83,28 @@ def _entry(cls, row: dict, **extra):
     names = {f.name for f in dataclasses.fields(cls)}
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in row.items() if k in names}
     return cls(**{**values, **extra})
+
+
+def overall_score(report: RunReport) -> float | None:
+    """Killed (assertion, crash or repeated timeout) over valid mutants of every target; None without mutants."""
+    total = sum(t.mutants for t in report.targets)
+    return round(sum(t.killed for t in report.targets) / total, 3) if total else None
+
+
+def load_report(run_dir: Path) -> RunReport:
+    """The RunReport of a finished run, read back from its report.json (to re-render it in another format)."""
+    path = Path(run_dir) / "report.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return RunReport(
+            **{k: data[k] for k in ("version", "run_id", "source", "model", "settings", "summary")},
+            targets=tuple(_entry(TargetEntry, t) for t in data["targets"]),
+            candidates=tuple(_entry(CandidateEntry, c) for c in data["candidates"]),
+            mutants=tuple(_entry(MutantEntry, m) for m in data["mutants"]),
+            warnings=tuple(data.get("warnings", ())),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not the report.json of a finished run ({type(exc).__name__}: {exc})") from exc
 
 
 @dataclass(frozen=True)
@@ -186,6 +207,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 counterexample=check.counterexample if check and check.status != "sound" else None,
                 counterexample_shape=candidate.counterexample if candidate else None,
                 rationale=(candidate.rationale or None) if candidate else None,
+                outcomes={r.mutant_id: r.outcome for r in sorted(results, key=lambda r: r.mutant_id)},
             )
         )
 

@@ -75,7 +75,7 @@ def print_survivors(console: Console, report, shown: int = 3) -> None:
         first_per_target.setdefault(mutant.target, mutant)
     console.print(Text.assemble(
         (f"{len(survivors)} surviving mutants", "yellow"), ": holes in the oracle, or equivalent mutants. "
-        f"The first {min(shown, len(first_per_target))}; all of them are in report.md."
+        f"The first {min(shown, len(first_per_target))}; all of them are in report.html."
     ))
     for mutant in list(first_per_target.values())[:shown]:
         console.print(Text.assemble((mutant.id, "bold"), f": {mutant.description}"))

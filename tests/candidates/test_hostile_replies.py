@@ -63,3 +63,18 @@ def test_a_name_longer_than_a_file_name_may_be_still_gets_a_file(target, shop_ex
     assert len(set(paths)) == 2 and all(len(part) <= 255 for p in paths for part in p.split("/"))
     for path in paths:
         write_text(tmp_path / path, "pass\n")  # ENAMETOOLONG before names were bounded
+
+
+@pytest.mark.parametrize("body, why", [
+    ("assert apply_tax(amount, rate) " + "+ amount " * 30_000 + ">= 0", "characters (the limit is 20,000)"),
+    ("assert apply_tax(amount, rate) " + "+ amount " * 1_500 + ">= 0", "nests more than 100 levels deep"),
+    ("assert " + "(lambda: " * 500 + "apply_tax(amount, rate)" + ")()" * 500 + " >= 0", "nested too deeply"),
+])
+def test_a_body_the_parser_cannot_survive_is_rejected_beside_a_good_one(target, shop_extraction, body, why):
+    assert target.id.endswith(":apply_tax")
+    hostile = dict(good_candidate(target), name="hostile", body=body)
+    drafted = lint(parse_reply(Reply(target.id, json.dumps({"candidates": [hostile, good_candidate(target)]})), target),
+                   target, shop_extraction)
+    bad, good = (d.verdict for d in drafted)
+    assert (bad.reason, why in bad.detail) == ("syntax", True), bad
+    assert good.accepted

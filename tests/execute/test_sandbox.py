@@ -3,6 +3,9 @@ refused, the candidate ends as `sandbox`, and a good candidate beside it stays s
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 from drafter.soundness import check_soundness
@@ -53,3 +56,18 @@ def test_escapes_are_refused_and_a_good_candidate_beside_them_is_sound(kit, pkg,
         assert "refused" in results[escape].detail
     assert outside.read_text() == "intact"
     assert sorted(p.name for p in outside.parent.iterdir()) == ["victim.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or sys.platform != "linux", reason="a network namespace needs root on Linux")
+def test_candidates_run_without_the_machine_s_network(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    here = os.readlink("/proc/self/ns/net")
+    imports = f"import os\nHERE = {here!r}\n"
+    items = [kit.rendered(run, name, "double", "own_namespace", "assert os.readlink('/proc/self/ns/net') != HERE\n"
+                          "assert double(x) == 2 * x", imports=imports),
+             kit.rendered(run, name, "double", "shared_namespace", "assert os.readlink('/proc/self/ns/net') == HERE\n"
+                          "assert double(x) == 2 * x", imports=imports)]
+    results = {r.candidate_id.split("::")[1]: r.status for r in
+               check_soundness(items, run, source, seeds=1, max_examples=5, jobs=1, budget_seconds=10.0)}
+    assert results == {"own_namespace": "sound", "shared_namespace": "unsound"}
