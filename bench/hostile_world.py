@@ -227,6 +227,15 @@ def changes(before: dict, after: dict, root: Path) -> list[str]:
     return out + [f"~{rel(p)}" for p in sorted(before.keys() & after.keys()) if before[p] != after[p]]
 
 
+def summarise(changed: list[str]) -> str:
+    """'+cwd/.hypothesis (14), +victim/pwned': changes grouped by their first two path parts."""
+    groups: dict[str, int] = {}
+    for entry in changed:
+        key = entry[0] + "/".join(entry[1:].split("/")[:2])
+        groups[key] = groups.get(key, 0) + 1
+    return ", ".join(k + (f" ({n})" if n > 1 else "") for k, n in groups.items())
+
+
 def data_problems(ws: Path, seed_run: str | None, seed_before: dict) -> list[str]:
     problems = []
     if not ws.is_dir() or ws.is_symlink():
@@ -346,7 +355,7 @@ class Runner:
         wrote = changes(before, snapshot(ctx.root, skip), ctx.root)
         if wrote:
             result.classes.append("wrote outside")
-            result.details.append(f"outside: {' '.join(wrote[:4])}{' ...' if len(wrote) > 4 else ''}")
+            result.details.append(f"outside: {summarise(wrote)}")
         if timed_out:
             result.classes.append("over time")
             result.details.append(f"killed after {self.limit:.0f} s")
