@@ -1,0 +1,640 @@
+"""A hostile world for the `drafter` CLI: replies, servers, source trees and workspaces that try to break a run.
+
+Every case runs `drafter run` in a subprocess of its own (own cwd, HOME and TMPDIR under a temp folder, a
+wall-clock limit, `--jobs 1 --max-examples 10`, a `--select` of one target where the case allows) and is classed:
+
+- crash           a Python traceback reached the console
+- lost data       `workspace/latest` names a run without a readable report.json, a run folder without a report is
+                  not marked incomplete, an earlier complete run (seeded before the case) changed, or a file the
+                  case put in the workspace vanished
+- wrote outside   a file or folder appeared, changed or vanished in SRC, the cwd, HOME or a victim folder
+- over time       still running at the limit (then killed with its process group)
+- unexpected exit the exit code is not one the case expects (e.g. no module -> 2)
+- clean           none of these
+
+A case may fall in several classes; the table counts each class and names the first (in that order) per case.
+Figures come from one sequential run of the corpus; run it against two versions to compare them:
+
+    nice -n 10 .venv/bin/python bench/hostile_world.py --drafter .venv/bin/drafter
+    nice -n 10 .venv/bin/python bench/hostile_world.py --drafter /other/checkout   # its .venv/bin/drafter
+
+`--drafter` takes an executable, a checkout folder (its .venv/bin/drafter) or a command line such as
+"/x/.venv/bin/python -c 'from drafter.cli import app; app()'". Run as root, the read-only cases run as
+uid 65534 (root ignores permissions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+CLASSES = ("crash", "lost data", "wrote outside", "over time", "unexpected exit")
+NOBODY = 65534
+TARGET = "tiny.calc:add"
+
+TINY = {
+    "tiny/__init__.py": '"""A tiny package to draft for."""\n',
+    "tiny/calc.py": (
+        '"""Small arithmetic helpers."""\n\n\n'
+        'def add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n    return a + b\n\n\n'
+        'def clamp(x: int, low: int, high: int) -> int:\n    """Return x limited to the range [low, high]."""\n'
+        "    return max(low, min(x, high))\n"
+    ),
+}
+INTS = "st.integers(-100, 100)"
+
+
+def candidate(name: str, body: str, inputs: dict | None = None, **extra) -> dict:
+    return {"name": name, "kind": "invariant", "inputs": inputs or {"a": INTS, "b": INTS}, "assume": [],
+            "body": body, "counterexample": "an add that ignores an argument", **extra}
+
+
+GOOD = [candidate("add_commutes", "assert add(a, b) == add(b, a)"),
+        candidate("add_zero_is_identity", "assert add(a, 0) == a", {"a": INTS})]
+# The lint of the baseline let these through: getattr with a built dunder name reaches the builtins.
+BUILTINS = "getattr(st.integers, '_' + '_globals__')['_' + '_builtins__']"
+
+
+def escape(name: str, victim: Path, statement: str) -> dict:
+    return candidate(name, statement.replace("VICTIM", repr(str(victim))) + "\nassert add(a, b) == add(b, a)")
+
+
+# ---------------------------------------------------------------- an OpenAI-compatible server on 127.0.0.1
+
+
+def completion(content: str) -> dict:
+    return {"id": "chatcmpl-hostile", "object": "chat.completion", "created": 0, "model": "x",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+class FaultServer:
+    """Answers POST <base>/<mode>/v1/chat/completions according to <mode>."""
+
+    def __init__(self):
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                mode = self.path.strip("/").split("/")[0]
+                try:
+                    FaultServer.answer(self, mode)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self, mode: str) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/{mode}/v1"
+
+    @staticmethod
+    def answer(handler: BaseHTTPRequestHandler, mode: str) -> None:
+        def send(status: int, data: bytes, length: int | None = None) -> None:
+            handler.send_response(status)
+            handler.send_header("content-type", "application/json")
+            handler.send_header("content-length", str(len(data) if length is None else length))
+            handler.end_headers()
+            handler.wfile.write(data)
+
+        if mode == "drip":  # a valid start, then one byte every 50 ms for as long as the client listens
+            send(200, b'{"id": "chatcmpl-drip", "choices": [', length=10_000_000)
+            for _ in range(20 * 600):
+                handler.wfile.write(b" ")
+                handler.wfile.flush()
+                time.sleep(0.05)
+        elif mode == "error500":
+            send(500, json.dumps({"error": {"message": "internal error, forever", "type": "server_error"}}).encode())
+        elif mode == "nonjson":
+            send(200, b"<html><body>502 Bad Gateway</body></html> and more {{{")
+        elif mode == "nested":
+            send(200, b"[" * 100_000 + b"]" * 100_000)
+        elif mode == "surrogate":  # lone surrogates as JSON escapes in the content, beside good candidates
+            content = "\ud800 here:\n```json\n" + json.dumps({"candidates": GOOD}) + "\n```\n\udfff"
+            send(200, json.dumps(completion(content)).encode())
+        else:  # good
+            send(200, json.dumps(completion(json.dumps({"candidates": GOOD}))).encode())
+
+
+# ---------------------------------------------------------------- one case
+
+
+@dataclass
+class Ctx:
+    """The folders of one case; a case's build() edits them and returns the drafter arguments."""
+
+    root: Path
+    server: FaultServer
+
+    def __post_init__(self):
+        self.src, self.cwd, self.home, self.tmp = (self.root / n for n in ("src", "cwd", "home", "tmp"))
+        self.ws, self.victim = self.root / "ws", self.root / "victim"
+        for folder in (self.cwd, self.home, self.tmp, self.victim):
+            folder.mkdir(parents=True)
+        write_tree(self.src, TINY)
+
+    def replay(self, value, raw: bytes | None = None) -> str:
+        path = self.root / "replies.json"
+        path.write_bytes(raw if raw is not None else json.dumps(value).encode())
+        return f"replay:{path}"
+
+    def good_replay(self) -> str:
+        return self.replay({TARGET: {"candidates": GOOD}})
+
+    def run(self, model: str, *extra: str, select: tuple[str, ...] = (TARGET,), src: Path | None = None,
+            jobs: bool = True, examples: bool = True) -> list[str]:
+        args = ["run", str(src or self.src), "--model", model, "--workspace", str(self.ws)]
+        args += ["--jobs", "1"] * jobs + ["--max-examples", "10"] * examples
+        for pattern in select:
+            args += ["--select", pattern]
+        return args + list(extra)
+
+    def openai(self, mode: str, model: str = "openai:x") -> list[str]:
+        return self.run(model, "--base-url", self.server.url(mode), "--timeout", "5", "--retries", "0")
+
+
+@dataclass
+class Case:
+    name: str
+    build: Callable[[Ctx], list[str]]
+    expect: tuple[int, ...] | None = (0,)
+    seed: bool = True  # copy an earlier complete run into the workspace first
+    protect_ws: bool = False  # the workspace path itself is something the user owns (a file, say)
+    as_nobody: bool = False  # for read-only folders: root ignores permissions
+    interrupt: tuple[int, float] | None = None  # (signal, after seconds)
+    then_clean_run: bool = False  # after the case, a normal run in the same workspace must succeed
+
+
+@dataclass
+class Result:
+    case: str
+    classes: list[str]
+    exit: int | None
+    seconds: float
+    details: list[str] = field(default_factory=list)
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def snapshot(root: Path, skip: set[str]) -> dict[str, tuple]:
+    """Every entry under root (lstat only: FIFOs are never opened, links never followed) except `skip` paths."""
+    seen = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in skip]
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            if path in skip:
+                continue
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode):
+                with open(path, "rb") as handle:
+                    seen[path] = ("file", hashlib.sha256(handle.read()).hexdigest())
+            elif stat.S_ISLNK(info.st_mode):
+                seen[path] = ("link", os.readlink(path))
+            else:
+                seen[path] = (stat.S_IFMT(info.st_mode),)
+    return seen
+
+
+def changes(before: dict, after: dict, root: Path) -> list[str]:
+    rel = lambda p: os.path.relpath(p, root).encode("utf-8", "backslashreplace").decode()
+    out = [f"+{rel(p)}" for p in sorted(after.keys() - before.keys())]
+    out += [f"-{rel(p)}" for p in sorted(before.keys() - after.keys())]
+    return out + [f"~{rel(p)}" for p in sorted(before.keys() & after.keys()) if before[p] != after[p]]
+
+
+def summarise(changed: list[str]) -> str:
+    """'+cwd/.hypothesis (14), +victim/pwned': changes grouped by their first two path parts."""
+    groups: dict[str, int] = {}
+    for entry in changed:
+        key = entry[0] + "/".join(entry[1:].split("/")[:2])
+        groups[key] = groups.get(key, 0) + 1
+    return ", ".join(k + (f" ({n})" if n > 1 else "") for k, n in groups.items())
+
+
+def data_problems(ws: Path, seed_run: str | None, seed_before: dict) -> list[str]:
+    problems = []
+    if not ws.is_dir() or ws.is_symlink():
+        return problems
+    latest = ws / "latest"
+    if latest.is_symlink():
+        report = latest.resolve() / "report.json"
+        try:
+            json.loads(report.read_text())
+        except (OSError, ValueError):
+            problems.append(f"latest -> {os.readlink(latest)} has no readable report.json")
+    runs = ws / "runs"
+    if runs.is_dir():
+        for run in sorted(runs.iterdir()):
+            if run.is_dir() and not run.name.startswith(".") and not (run / "report.json").is_file() \
+                    and not run.name.endswith(".incomplete") and not (run / "INCOMPLETE.txt").exists():
+                problems.append(f"runs/{run.name} has no report and is not marked incomplete")
+    if seed_run is not None:
+        damaged = changes(seed_before, snapshot(ws / "runs" / seed_run, set()), ws)
+        if damaged:
+            problems.append(f"earlier run damaged: {' '.join(damaged[:3])}")
+    return problems
+
+
+TRACEBACK = "Traceback (most recent call last)"
+EXCEPTION_LINE = re.compile(r"\b([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\b:? ?([^\n│]{0,70})")
+
+
+def crash_detail(output: str) -> str:
+    tail = output[output.rfind(TRACEBACK):]
+    found = EXCEPTION_LINE.findall(tail)
+    return "traceback: " + (" ".join(found[-1]).strip() if found else tail.splitlines()[0][:80])
+
+
+class Runner:
+    def __init__(self, drafter: list[str], limit: float, keep: Path | None):
+        self.drafter, self.limit, self.keep = drafter, limit, keep
+        self.server = FaultServer()
+        self.top = Path(tempfile.mkdtemp(prefix="hostile-world-"))
+        self.top.chmod(0o755)  # the uid-65534 cases must reach their folders
+        self.seed_ws, self.seed_run = self._seed()
+
+    def _seed(self) -> tuple[Path, str]:
+        """One complete run on the tiny SRC; seeded cases start from a copy of its workspace."""
+        ctx = Ctx(self.top / "_seed", self.server)
+        proc = self._spawn(ctx, ctx.run(ctx.good_replay()), user=None)
+        out, _ = proc.communicate(timeout=600)
+        latest = ctx.ws / "latest"
+        if proc.returncode != 0 or not (latest / "report.json").is_file():
+            sys.exit(f"the seed run failed (exit {proc.returncode}); nothing to compare against:\n{out[-3000:]}")
+        return ctx.ws, latest.resolve().name
+
+    def _spawn(self, ctx: Ctx, args: list[str], user: int | None) -> subprocess.Popen:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(ctx.home), "TMPDIR": str(ctx.tmp),
+               "LANG": "C.UTF-8", "OPENAI_API_KEY": "sk-hostile-world", "COLUMNS": "120"}
+        return subprocess.Popen(self.drafter + args, cwd=ctx.cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                user=user, group=user, extra_groups=[] if user is not None else None)
+
+    def _wait(self, proc: subprocess.Popen, case: Case, started: float) -> tuple[str, bool]:
+        if case.interrupt:
+            sig, after = case.interrupt
+            try:
+                out, _ = proc.communicate(timeout=after)
+                return out.decode(errors="replace"), False  # over before the signal
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, sig)
+        try:
+            out, _ = proc.communicate(timeout=max(1.0, self.limit - (time.monotonic() - started)))
+            return out.decode(errors="replace"), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+            return out.decode(errors="replace"), True
+
+    def run(self, case: Case) -> Result:
+        ctx = Ctx(self.top / case.name, self.server)
+        if case.seed:
+            shutil.copytree(self.seed_ws, ctx.ws, symlinks=True)
+        args = case.build(ctx)
+        user = NOBODY if case.as_nobody and os.geteuid() == 0 else None
+        if user is not None:
+            subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(ctx.root)], check=True)
+        if getattr(ctx, "read_only", None) is not None:
+            subprocess.run(["chmod", "-R", "a-w", str(ctx.read_only)], check=True)
+        skip = {str(ctx.tmp)} | ({str(ctx.ws)} if not case.protect_ws else set())
+        before = snapshot(ctx.root, skip)
+        seed_before = snapshot(ctx.ws / "runs" / self.seed_run, set()) if case.seed else {}
+        started = time.monotonic()
+        proc = self._spawn(ctx, args, user)
+        output, timed_out = self._wait(proc, case, started)
+        seconds = time.monotonic() - started
+        result = Result(case.name, [], proc.returncode, seconds)
+        self._classify(case, ctx, result, output, timed_out, before, skip, seed_before)
+        if case.then_clean_run and ctx.ws.is_dir():
+            again = self._spawn(ctx, ctx.run(ctx.good_replay()), user)
+            out, _ = again.communicate(timeout=self.limit)
+            if again.returncode != 0 or TRACEBACK in out.decode(errors="replace"):
+                result.classes.append("lost data")
+                result.details.append(f"the next run failed (exit {again.returncode})")
+            result.details += [f"next run: {p}" for p in data_problems(ctx.ws, self.seed_run, seed_before)]
+        result.classes = [c for c in CLASSES if c in result.classes]
+        self._cleanup(ctx.root)
+        return result
+
+    def _classify(self, case, ctx, result, output, timed_out, before, skip, seed_before) -> None:
+        if TRACEBACK in output:
+            result.classes.append("crash")
+            result.details.append(crash_detail(output))
+        problems = data_problems(ctx.ws, self.seed_run if case.seed else None, seed_before)
+        for path, text in getattr(ctx, "preserve", {}).items():
+            if not path.is_file() or path.read_text() != text:
+                problems.append(f"the user's {path.relative_to(ctx.root)} is gone or changed")
+        if problems:
+            result.classes.append("lost data")
+            result.details += [p + (" (after the harness killed it)" if timed_out else "") for p in problems]
+        wrote = changes(before, snapshot(ctx.root, skip), ctx.root)
+        if wrote:
+            result.classes.append("wrote outside")
+            result.details.append(f"outside: {summarise(wrote)}")
+        if timed_out:
+            result.classes.append("over time")
+            result.details.append(f"killed after {self.limit:.0f} s")
+        elif case.expect is not None and result.exit not in case.expect:
+            result.classes.append("unexpected exit")
+            last = [line for line in output.splitlines() if line.strip()][-1:] or [""]
+            result.details.append(f"exit {result.exit}, expected {'/'.join(map(str, case.expect))}: {last[0][:90]}")
+
+    def _cleanup(self, root: Path) -> None:
+        subprocess.run(["chmod", "-R", "u+w", str(root)], check=False)  # undo read-only cases
+        if self.keep:
+            shutil.move(str(root), str(self.keep / root.name))
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- the corpus
+
+
+def reply(value) -> Callable[[Ctx], list[str]]:
+    return lambda ctx: ctx.run(ctx.replay({TARGET: value}))
+
+
+def reply_candidates(make: Callable[[Ctx], list[dict]]) -> Callable[[Ctx], list[str]]:
+    return lambda ctx: ctx.run(ctx.replay({TARGET: {"candidates": make(ctx) + GOOD}}))
+
+
+def with_files(files: dict[str, str | bytes], *select: str, model=None) -> Callable[[Ctx], list[str]]:
+    def build(ctx: Ctx) -> list[str]:
+        for rel, content in files.items():
+            path = ctx.src / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        replies = {TARGET: {"candidates": GOOD}} | (model or {})
+        return ctx.run(ctx.replay(replies), select=select or (TARGET,))
+    return build
+
+
+def fifo(ctx: Ctx) -> list[str]:
+    os.mkfifo(ctx.src / "tiny" / "pipe.py")
+    return ctx.run(ctx.good_replay())
+
+
+def symlink_loop(ctx: Ctx) -> list[str]:
+    (ctx.src / "tiny" / "loop").symlink_to("loop")
+    (ctx.src / "tiny" / "ring_a").symlink_to("ring_b")
+    (ctx.src / "tiny" / "ring_b").symlink_to("ring_a")
+    (ctx.src / "tiny" / "up").symlink_to("..")  # a folder link into itself
+    return ctx.run(ctx.good_replay())
+
+
+def symlink_outside(ctx: Ctx) -> list[str]:
+    (ctx.victim / "secret.py").write_text('def leak(x: int) -> int:\n    """Outside SRC."""\n    return x\n')
+    (ctx.src / "tiny" / "secret.py").symlink_to(ctx.victim / "secret.py")
+    return ctx.run(ctx.good_replay())
+
+
+def non_utf8_name(ctx: Ctx) -> list[str]:
+    name = os.fsdecode(b"caf\xe9.py")
+    (ctx.src / "tiny" / name).write_text('def brew(x: int) -> int:\n    """Brew."""\n    return x\n')
+    return ctx.run(ctx.good_replay())
+
+
+def surrogate_docstring(ctx: Ctx) -> list[str]:
+    calc = ctx.src / "tiny" / "calc.py"
+    calc.write_text(calc.read_text().replace("Return the sum of a and b.", "Return the sum \\ud800 of a and b."))
+    return ctx.run(ctx.good_replay())
+
+
+def big_module(ctx: Ctx) -> list[str]:
+    body = "".join(f'def f{i}(x: int) -> int:\n    """Return x plus {i}."""\n    return x + {i}\n\n'
+                   for i in range(12_500))  # 50,000 lines
+    (ctx.src / "tiny" / "big.py").write_text(body)
+    f0 = candidate("f0_is_identity", "assert f0(x) == x", {"x": INTS})
+    return ctx.run(ctx.replay({"tiny.big:f0": {"candidates": [f0]}}), select=("tiny.big:f0",))
+
+
+def no_module(ctx: Ctx) -> list[str]:
+    shutil.rmtree(ctx.src)
+    ctx.src.mkdir()
+    (ctx.src / "README.txt").write_text("no Python here\n")
+    return ctx.run(ctx.good_replay(), select=())
+
+
+def workspace_is(kind: str) -> Callable[[Ctx], list[str]]:
+    def build(ctx: Ctx) -> list[str]:
+        ctx.preserve = {}
+        if kind == "file":
+            ctx.ws.write_text("my notes\n")
+            ctx.preserve = {ctx.ws: "my notes\n"}
+        elif kind == "latest-folder":
+            (ctx.ws / "latest").mkdir(parents=True)
+            ctx.preserve = {ctx.ws / "latest" / "mine.txt": "keep me\n"}
+        elif kind == "runs-file":
+            ctx.ws.mkdir()
+            ctx.preserve = {ctx.ws / "runs": "not a folder\n"}
+        for path, text in ctx.preserve.items():
+            path.write_text(text)
+        return ctx.run(ctx.good_replay())
+    return build
+
+
+def read_only(which: str) -> Callable[[Ctx], list[str]]:
+    def build(ctx: Ctx) -> list[str]:
+        ctx.read_only = ctx.ws if which == "ws" else ctx.cwd
+        return ctx.run(ctx.good_replay())
+    return build
+
+
+def config(text: str, **drop) -> Callable[[Ctx], list[str]]:
+    def build(ctx: Ctx) -> list[str]:
+        (ctx.cwd / "drafter.toml").write_text(text)
+        return ctx.run(ctx.good_replay(), **drop)
+    return build
+
+
+def brackets(ctx: Ctx) -> list[str]:
+    src = ctx.root / "[bold red]src[/] :x:"
+    ctx.src.rename(src)
+    ctx.src = src
+    ctx.ws = ctx.root / "ws [link=x]y[/link]"
+    return ctx.run(ctx.good_replay(), src=src)
+
+
+def cwd_inside_src(ctx: Ctx) -> list[str]:
+    ctx.cwd = ctx.src / "tiny"
+    return ctx.run(ctx.good_replay())
+
+
+def slow_import(ctx: Ctx) -> list[str]:
+    (ctx.src / "tiny" / "slow.py").write_text(
+        'import time\n\ntime.sleep(30)\n\n\ndef later(x: int) -> int:\n    """Return x."""\n    return x\n')
+    return ctx.run(ctx.good_replay(), select=(TARGET, "tiny.slow:*"))
+
+
+def many_candidates(ctx: Ctx) -> list[dict]:
+    return [candidate(f"commutes_{i}", f"assert add(a, b) + {i} == add(b, a) + {i}") for i in range(10_000)]
+
+
+def cases() -> list[Case]:
+    v = lambda ctx: ctx.victim / "pwned"
+    return [
+        # replies through a replay file
+        Case("reply_nested_100k", reply("[" * 100_000 + "]" * 100_000)),
+        Case("reply_int_5000_digits", reply('{"candidates": [{"name": "n", "inputs": {"a": ' + "9" * 5000 + "}}]}")),
+        Case("reply_lone_surrogates", reply("\ud800 sure:\n```json\n" + json.dumps(
+            {"candidates": [dict(GOOD[0], rationale="\udfff odd")] + GOOD[1:]}) + "\n```\udfff")),
+        Case("reply_3mb_braces", reply("{" * 3_000_000)),
+        Case("reply_10000_candidates", reply_candidates(many_candidates)),
+        Case("reply_is_a_number", reply(42)),
+        Case("reply_deep_expression", reply_candidates(lambda ctx: [
+            candidate("deep", "assert add(a, b) == " + "(" * 100_000 + "a + b" + ")" * 100_000)])),
+        Case("reply_long_operator_chain", reply_candidates(lambda ctx: [
+            candidate("chain", "assert add(a, b) == " + " + ".join(["a"] * 50_000))])),
+        Case("reply_null_byte_in_body", reply_candidates(lambda ctx: [
+            candidate("nul", "assert add(a, b) == add(b, a)\x00")])),
+        Case("candidate_name_400_chars", reply_candidates(lambda ctx: [dict(GOOD[0], name="n" * 400)])),
+        Case("candidate_writes_via_open", reply_candidates(lambda ctx: [
+            escape("via_open", v(ctx), f"{BUILTINS}['open'](VICTIM, 'w').write('pwned')")])),
+        Case("candidate_writes_via_os_system", reply_candidates(lambda ctx: [
+            escape("via_system", v(ctx), f"{BUILTINS}['_' + '_import__']('o' + 's').system('touch ' + VICTIM)")])),
+        Case("candidate_writes_via_strategy_map", reply_candidates(lambda ctx: [candidate("via_map", "assert add(a, b) == add(b, a)", {
+            "a": f"st.integers(0, 3).map(lambda n: {BUILTINS}['_' + '_import__']('path' + 'lib')"
+                 f".Path({str(v(ctx))!r}).write_text('p') and n)", "b": INTS})])),
+        Case("replay_unknown_key", lambda ctx: ctx.run(ctx.replay({TARGET: {"candidates": GOOD},
+                                                                   "tiny.calc:subtract": {"candidates": GOOD}}))),
+        Case("replay_invalid_utf8", lambda ctx: ctx.run(ctx.replay(None, raw=b'{"tiny.calc:add": "\xff\xfe"}')),
+             expect=(2,)),
+        Case("replay_nested_100k", lambda ctx: ctx.run(ctx.replay(None, raw=b"[" * 100_000 + b"]" * 100_000)),
+             expect=(2,)),
+        Case("replay_is_a_list", lambda ctx: ctx.run(ctx.replay([GOOD])), expect=(2,)),
+        # an OpenAI-compatible server on 127.0.0.1
+        Case("server_drips_bytes", lambda ctx: ctx.openai("drip"), expect=(0, 2)),
+        Case("server_500_forever", lambda ctx: ctx.openai("error500"), expect=(0, 2)),
+        Case("server_non_json_body", lambda ctx: ctx.openai("nonjson"), expect=(0, 2)),
+        Case("server_nested_body", lambda ctx: ctx.openai("nested"), expect=(0, 2)),
+        Case("server_lone_surrogates", lambda ctx: ctx.openai("surrogate")),
+        Case("model_name_with_emoji", lambda ctx: ctx.openai("good", model="openai:x❌ :warning: [red]")),
+        # source trees
+        Case("src_fifo", fifo),
+        Case("src_symlink_loop", symlink_loop),
+        Case("src_symlink_leaving_src", symlink_outside),
+        Case("src_non_utf8_file_name", non_utf8_name),
+        Case("src_undecodable_module", with_files({"tiny/latin.py": b'"""Caf\xe9."""\n\ndef brew(x):\n    return x\n'})),
+        Case("src_syntax_error_beside", with_files({"tiny/broken.py": "def broken(:\n"})),
+        Case("src_oversized_module", with_files({"tiny/huge.py": "# " + "x" * 3_000_000 + "\n\ndef f(x):\n    return x\n"})),
+        Case("src_sleeps_30s_at_import", slow_import, expect=(0, 2)),
+        Case("src_surrogate_in_docstring", surrogate_docstring),
+        Case("src_50000_line_module", big_module),
+        Case("src_no_module", no_module, expect=(2,)),
+        Case("select_matches_nothing", lambda ctx: ctx.run(ctx.good_replay(), select=("tiny.nothing:*",)), expect=(2,)),
+        # workspace and options
+        Case("workspace_is_a_file", workspace_is("file"), expect=(2,), seed=False, protect_ws=True),
+        Case("workspace_read_only", read_only("ws"), expect=(2,), as_nobody=True),
+        Case("workspace_latest_is_a_folder", workspace_is("latest-folder"), expect=(0, 2), seed=False, protect_ws=True),
+        Case("workspace_runs_is_a_file", workspace_is("runs-file"), expect=(2,), seed=False, protect_ws=True),
+        Case("config_jobs_inf", config("jobs = inf\n", jobs=False), expect=(2,)),
+        Case("config_max_examples_0", config("max-examples = 0\n", examples=False), expect=(2,)),
+        Case("path_with_brackets", brackets, seed=False),
+        Case("cwd_inside_src", cwd_inside_src),
+        Case("cwd_read_only", read_only("cwd"), as_nobody=True),
+        # interruption
+        Case("sigint_mid_run", slow_import, expect=(130,), interrupt=(signal.SIGINT, 6.0), then_clean_run=True),
+        Case("sigkill_mid_run", slow_import, expect=(-9,), interrupt=(signal.SIGKILL, 6.0), then_clean_run=True),
+    ]
+
+
+# ---------------------------------------------------------------- the table
+
+
+def drafter_command(spec: str) -> list[str]:
+    path = Path(spec)
+    if path.is_dir():
+        return [str(path / ".venv" / "bin" / "drafter")]
+    words = shlex.split(spec)
+    if words and os.path.exists(words[0]):
+        words[0] = os.path.abspath(words[0])  # cases run in cwds of their own
+    return words
+
+
+def print_table(results: list[Result], title: str) -> None:
+    counts = {c: sum(c in r.classes for r in results) for c in CLASSES}
+    counts["clean"] = sum(not r.classes for r in results)
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        Console = None
+    if Console is None:
+        print(title)
+        for r in results:
+            print(f"{r.case:34} {(r.classes or ['clean'])[0]:15} exit {r.exit!s:>4} {r.seconds:6.1f}s  {'; '.join(r.details)}")
+        print("  ".join(f"{k}: {n}" for k, n in counts.items()))
+        return
+    console = Console(markup=False, emoji=False, highlight=False, width=200)
+    table = Table(title=title)
+    for column in ("case", "class", "exit", "seconds", "details"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        table.add_row(r.case, ", ".join(r.classes) or "clean", str(r.exit), f"{r.seconds:.1f}", "; ".join(r.details))
+    console.print(table)
+    summary = Table(title=f"{len(results)} cases (a case may be in several classes)")
+    summary.add_column("class")
+    summary.add_column("cases", justify="right")
+    for name, n in counts.items():
+        summary.add_row(name, str(n))
+    console.print(summary)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--drafter", default=str(Path(sys.executable).with_name("drafter")))
+    parser.add_argument("--only", action="append", default=[], help="glob over case names; repeatable")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--keep", type=Path, help="move each case's folder here instead of deleting it")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args(argv)
+    corpus = [c for c in cases() if not args.only or any(fnmatch.fnmatch(c.name, p) for p in args.only)]
+    if args.list:
+        print("\n".join(c.name for c in corpus))
+        return 0
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    runner = Runner(drafter_command(args.drafter), args.timeout, args.keep)
+    results = []
+    try:
+        for case in corpus:
+            result = runner.run(case)
+            results.append(result)
+            print(f"[hostile] {case.name}: {', '.join(result.classes) or 'clean'} (exit {result.exit}, "
+                  f"{result.seconds:.1f} s) {'; '.join(result.details)}", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(runner.top, ignore_errors=True)
+    print_table(results, f"hostile world: {args.drafter}")
+    if args.json:
+        args.json.write_text(json.dumps([r.__dict__ for r in results], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
