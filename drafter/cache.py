@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from drafter.data import Prompt, Reply, TokenUsage
 from drafter.prompt import TEMPLATE_NAMES, template_environment
+from drafter.runfolder import write_json_atomic
 
 CACHE_VERSION = 1
 
@@ -81,10 +80,6 @@ class ReplyCache:
         entry = {"target": prompt.target, "model": reply.model, "text": reply.text,
                  "usage": vars(reply.usage) if reply.usage else None}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Atomic: a reader sees the old entry, no entry, or the whole new one.
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-                json.dump(entry, tmp)
-            os.replace(tmp.name, path)
+            write_json_atomic(path, entry)
         except (OSError, UnicodeEncodeError) as exc:
             self.warnings.append(f"reply cache: cannot store the reply for {prompt.target} ({exc})")

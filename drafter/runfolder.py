@@ -8,6 +8,7 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -208,6 +209,14 @@ def _not_copied(folder: str, names: list[str]) -> set[str]:
 def write_json(path: Path, value) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(to_jsonable(value), indent=2, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def write_json_atomic(path: Path, value) -> None:
+    """A reader sees the old file, no file, or the whole new one (cache entries shared by concurrent runs)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        json.dump(value, tmp)
+    os.replace(tmp.name, path)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -14,11 +14,11 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from drafter.data import Mutant, MutantSet, Target
+from drafter.runfolder import write_json_atomic
 from sabotage.mutants import mutants_for, read_text
 from sabotage.operator import Operator
 from sabotage.operators import ALL
@@ -77,10 +77,7 @@ class MutantCache:
         path, text = self._path(target, src, operators)
         entry = _entry(made, text)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-                json.dump(entry, tmp)
-            os.replace(tmp.name, path)
+            write_json_atomic(path, entry)
         except (OSError, UnicodeEncodeError) as exc:
             self.warnings.append(f"mutant cache: cannot store {path.name} ({exc})")
 
