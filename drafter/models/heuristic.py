@@ -1,23 +1,48 @@
-"""`heuristic`: offline candidates from static evidence (signatures, docstrings, the body read with `ast`, names).
+"""`heuristic`: offline candidates from signatures, docstrings and names, in the spirit of Hypothesis's ghostwriter.
 
-Proposes only what some evidence justifies, and says in each rationale what that evidence was. The families live in
-`relations.py` (round trips, orderings between functions) and `families.py` (one function's own contracts); this
-module builds the call under test and its inputs. Same targets in, byte-identical replies out.
+Generous by design: later stages throw out what does not hold or catches nothing. Every candidate says in its
+rationale what its strategies were guessed from. Same targets in, byte-identical replies out.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from drafter.data import Extraction, Param, Prompt, Reply, Target
-from drafter.models.evidence import Facts, facts_of, nonnegative_fields, type_aliases
-from drafter.models.families import Families
-from drafter.models.relations import Relations
-from drafter.models.strategies import Context, Guess, class_builds, nonnegative_params, param_guess
+from drafter.data import ClassInfo, Extraction, Param, Prompt, Reply, Target
+from drafter.models.strategies import (
+    NUMERIC,
+    RATE_NAMES,
+    MONEY_NAMES,
+    Context,
+    Guess,
+    annotation_guess,
+    annotation_head,
+    annotation_names,
+    class_builds,
+    decimal_expr,
+    nonnegative_params,
+    param_guess,
+    same_annotation,
+)
+
+INVERSE_VERBS = (
+    ("encode", "decode"), ("dumps", "loads"), ("dump", "load"), ("serialize", "deserialize"),
+    ("serialise", "deserialise"), ("serialize", "parse"), ("serialise", "parse"), ("to_text", "parse"),
+    ("to_string", "parse"), ("to_str", "parse"), ("format", "parse"), ("render", "parse"), ("escape", "unescape"),
+    ("quote", "unquote"), ("compress", "decompress"), ("encrypt", "decrypt"), ("pack", "unpack"),
+    ("to_json", "from_json"), ("to_dict", "from_dict"), ("marshal", "unmarshal"), ("wrap", "unwrap"),
+)
+NORMALISER_WORDS = ("normalize", "normalise", "clean", "canonical", "canonicalize", "canonicalise", "sort", "sorted",
+                    "dedupe", "dedup", "unique", "strip", "trim", "slugify", "format", "tidy", "sanitize", "sanitise",
+                    "collapse", "simplify", "clamp", "lower", "upper", "casefold", "squash")
+LOSSY_WORDS = ("drop", "dropped", "omit", "omitted", "never serialised", "never serialized", "without", "ignored", "skip")
+IDEMPOTENT_PHRASES = ("idempotent", "changes nothing", "its own result", "no effect the second time")
+NUMBER_ANNOTATIONS = {"int": "int", "float": "float", "Decimal": "Decimal", "Fraction": "Fraction"}
 
 
 class HeuristicBackend:
@@ -47,10 +72,10 @@ class HeuristicBackend:
 
 def draft_reply(target: Target, extraction: Extraction) -> str:
     """The reply text for one target: `{"candidates": [...]}` plus a `note` when there are none."""
-    candidates, note = Drafter(target, extraction).draft()
+    candidates, note = _Drafter(target, extraction).draft()
     reply: dict = {"candidates": candidates}
     if not candidates:
-        reply["note"] = note or "no invariant the heuristic can justify from the evidence of this target"
+        reply["note"] = note or "no invariant the heuristic knows applies to this signature"
     return json.dumps(reply, indent=2) + "\n"
 
 
@@ -63,11 +88,10 @@ class Call:
     kinds: dict[str, Guess]
     callee: str  # "apply_tax", "self.to_text", "Hunk.parse"
     args: tuple[tuple[str, bool], ...] | None  # (parameter, passed by keyword); None for a property read
-    lazy: bool = False  # the result is an iterator: materialised with list() so it can be compared
 
     @property
     def text(self) -> str:
-        """e.g. "apply_tax(amount, rate)", "self.to_text()" or "list(chunks(items, n))"."""
+        """e.g. "apply_tax(amount, rate)" or "self.to_text()"."""
         return self.with_args()
 
     def with_args(self, **replaced: str) -> str:
@@ -75,63 +99,52 @@ class Call:
         if self.args is None:
             return self.callee
         parts = [f"{name}={replaced.get(name, name)}" if keyword else replaced.get(name, name) for name, keyword in self.args]
-        call = f"{self.callee}({', '.join(parts)})"
-        return f"list({call})" if self.lazy else call
-
-    @property
-    def values(self) -> list[str]:
-        """The quantified inputs other than the instance."""
-        return [n for n in self.inputs if n != "self"]
+        return f"{self.callee}({', '.join(parts)})"
 
 
-class Drafter(Relations, Families):
+class _Drafter:
     def __init__(self, target: Target, extraction: Extraction):
         self.t = target
         self.x = extraction
         self.names = frozenset(extraction.module_names.get(target.module, ()))
         self.classes = {c.name: c for c in extraction.classes if c.module == target.module or c.name in self.names}
         self.doc = target.docstring or ""
-        self.facts: Facts = facts_of(extraction, target)
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
-                           constants=extraction.constants.get(target.module, {}), aliases=type_aliases(extraction),
-                           examples=_example_kinds(self.facts),
-                           nonneg_fields={c.name: nonnegative_fields(extraction, c.module, c.name)
-                                          for c in self.classes.values() if c.kind != "enum"})
+                           constants=extraction.constants.get(target.module, {}))
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
         # Calls that may legitimately fail are guarded with the documented error, else the module's only one.
         self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else None)
-        self.taken = self.names | {p.name for p in target.params} | {target.name}
         self.out: list[dict] = []
 
+    # -------------------------------------------------------------- entry
+
     def draft(self) -> tuple[list[dict], str | None]:
-        if self.t.is_async:
+        t = self.t
+        if t.is_async:
             return [], "async def: the heuristic does not drive event loops"
         call, why = self._call(self.ctx)
         if call is None:
             return [], why
         self._round_trips(call)
-        self._class_text_round_trip(call)
         self._idempotence(call)
         self._docstring_invariants(call)
         self._rate_moves_result(call)
         self._monotonic(call)
         self._error_contracts(call)
-        self._guard_contracts(call)
-        self._compare_contracts(call)
-        self._commutative(call)
-        self._sorted_result(call)
-        self._bounds(call)
-        if not self.out:
-            return [], "no property the evidence supports: " + self._what_was_seen(call)
+        self._type_and_bounds(self._decoder_call(call))
         return self.out, None
 
-    def var(self, name: str) -> str:
-        """A local name for the body that hides nothing the body or the module needs (`first` of `first()`)."""
-        while name in self.taken:
-            name += "_"
-        return name
+    def _decoder_call(self, call: Call) -> Call:
+        """A decoder's inputs drawn from its encoder, so type checks see text that parses."""
+        for sibling, role in self._inverse_partners():
+            strategy = self._encoded_strategy(sibling) if role == "decoder" else None
+            if strategy and len(call.inputs) == 1:
+                (name,) = call.inputs
+                return replace(call, inputs={name: strategy},
+                               bases=(f"{name}: generated by {sibling.name}",))
+        return call
 
     # -------------------------------------------------------------- calls and inputs
 
@@ -162,11 +175,11 @@ class Drafter(Relations, Families):
         missing = []
         for param in params:
             if param.kind in ("var_positional", "var_keyword"):
-                keyword_only_now = keyword_only_now or param.kind == "var_positional"
                 continue
             if param.name in override:
                 guess = Guess(override[param.name], "override", "chosen for this relation")
-                kinds[param.name] = param_guess(param, ctx) or guess
+                base_guess = param_guess(param, ctx)
+                kinds[param.name] = base_guess or guess
             else:
                 guess = param_guess(param, ctx)
                 if guess is None:
@@ -197,8 +210,7 @@ class Drafter(Relations, Families):
             if t.name not in self.names and self.names:
                 return None, f"{t.name} is not among the public names of {t.module}"
         property_read = "self" in inputs and "property" in decorators
-        return Call(inputs, tuple(bases), kinds, callee, None if property_read else tuple(args),
-                    lazy=self.facts.lazy and not property_read), None
+        return Call(inputs, tuple(bases), kinds, callee, None if property_read else tuple(args)), None
 
     def _documented_error(self) -> str | None:
         """The error class the docstring names, if any: the target's declared way to fail."""
@@ -218,8 +230,6 @@ class Drafter(Relations, Families):
         if any(c["name"] == name for c in self.out):
             return
         basis = "; ".join(call.bases)
-        if call.lazy:
-            basis += "; the result is an iterator, compared as a list"
         self.out.append({
             "name": name,
             "kind": kind,
@@ -233,31 +243,296 @@ class Drafter(Relations, Families):
     def _returns(self) -> str:
         return (self.t.returns or "").strip()
 
-    def _what_was_seen(self, call: Call) -> str:
-        seen = [f"inputs {', '.join(call.inputs)}"]
-        if self._returns():
-            seen.append(f"returns {self._returns()}")
-        seen.append("no inverse sibling, normaliser name, raise guard or documented bound")
-        return "; ".join(seen)
+    # -------------------------------------------------------------- relations
+
+    def _round_trips(self, call: Call) -> None:
+        for sibling, role in self._inverse_partners():
+            encoder, decoder = (self.t, sibling) if role == "encoder" else (sibling, self.t)
+            lossy = any(w in (encoder.docstring or "").lower() for w in LOSSY_WORDS)
+            enc_call = self._single_arg_call(encoder)
+            dec_call = self._single_arg_call(decoder)
+            if enc_call is None or dec_call is None:
+                continue
+            if role == "encoder":
+                safe, _ = self._call(replace(self.ctx, safe_text=True))
+                if safe is None:
+                    continue
+                (value,) = [n for n in safe.inputs][:1] or [None]
+                if value is None:
+                    continue
+                encode = safe.text
+                decode = dec_call("encoded")
+                if lossy:
+                    body = (f"encoded = {encode}\n" + self._guarded(f"decoded = {decode}") +
+                            f"\nassert {enc_call('decoded')} == encoded")
+                    self._add(f"{decoder.name}_then_{self.t.name}_is_stable", "round_trip", safe, body,
+                              "an encoder or decoder that alters or loses what the text form carries",
+                              f"{self.t.name} and {decoder.name} are an inverse pair; the docstring says the encoding "
+                              f"is lossy, so only the encoded form must survive a round trip", safe.inputs)
+                else:
+                    close = self._equal("decoded", value, safe.kinds.get(value))
+                    body = f"encoded = {encode}\n" + self._guarded(f"decoded = {decode}") + f"\nassert {close}"
+                    self._add(f"{decoder.name}_inverts_{self.t.name}", "round_trip", safe, body,
+                              "an encoder or decoder that alters or drops part of the value",
+                              f"{self.t.name} and {decoder.name} are an inverse pair in {self.t.module}", safe.inputs)
+                    if self.guard:
+                        # Also strict: an encoder that writes text its decoder rejects fails the assertion.
+                        strict = (f"encoded = {encode}\ntry:\n    decoded = {decode}\nexcept {self.guard} as error:\n"
+                                  f"    raise AssertionError('the decoder rejects what the encoder wrote') from error\n"
+                                  f"assert {close}")
+                        self._add(f"{decoder.name}_accepts_and_inverts_{self.t.name}", "round_trip", safe, strict,
+                                  "an encoder that writes text its decoder rejects, or a pair that alters the value",
+                                  f"{self.t.name} and {decoder.name} are an inverse pair in {self.t.module}; every "
+                                  f"generated value must survive the round trip without a decoding error", safe.inputs)
+            else:
+                value_strategy = self._encoded_strategy(encoder)
+                if value_strategy is None or len(call.inputs) != 1:
+                    continue
+                (text,) = call.inputs
+                body = self._guarded(f"decoded = {call.text}") + f"\nassert {enc_call('decoded')} == {text}"
+                self._add(f"{self.t.name}_then_{encoder.name}_is_stable", "round_trip", call, body,
+                          "a decoder that misreads what the encoder wrote",
+                          f"{text} is generated by {encoder.name}, so decoding and encoding again must give it back",
+                          {text: value_strategy})
+
+    def _inverse_partners(self) -> list[tuple[Target, str]]:
+        partners = []
+        mine = _verb_subject(self.t)
+        for sibling in sorted(self.siblings, key=lambda s: s.id):
+            theirs = _verb_subject(sibling)
+            for enc, dec in INVERSE_VERBS:
+                for (my_verb, my_subj), (their_verb, their_subj) in ((m, s) for m in mine for s in theirs):
+                    if not _subjects_match(my_subj, their_subj, self.t, sibling):
+                        continue
+                    if my_verb == enc and their_verb == dec:
+                        partners.append((sibling, "encoder"))
+                    elif my_verb == dec and their_verb == enc:
+                        partners.append((sibling, "decoder"))
+            mx, sx = _x_to_y(self.t.name), _x_to_y(sibling.name)
+            if mx and sx and mx == (sx[1], sx[0]):
+                partners.append((sibling, "encoder" if self.t.name < sibling.name else "decoder"))
+        seen, unique = set(), []
+        for sibling, role in partners:
+            if sibling.id not in seen:
+                seen.add(sibling.id)
+                unique.append((sibling, role))
+        return unique
+
+    def _single_arg_call(self, target: Target) -> Callable[[str], str] | None:
+        """`f(x)` / `x.method()` for a target taking exactly one required value."""
+        params = [p for p in target.params if p.kind not in ("var_positional", "var_keyword")]
+        if target.owner and params and params[0].name == "self":
+            rest = [p for p in params[1:] if p.default is None]
+            if rest or target.owner not in self.names:
+                return None
+            return lambda v, name=target.name: f"{v}.{name}()"
+        required = [p for p in params if p.default is None]
+        if len(required) != 1 or target.owner or target.name not in self.names:
+            return None
+        return lambda v, name=target.name: f"{name}({v})"
+
+    def _encoded_strategy(self, encoder: Target) -> str | None:
+        """A strategy for the decoder's input: whatever the encoder produces from generated values."""
+        safe = replace(self.ctx, safe_text=True, nonneg=frozenset())
+        params = [p for p in encoder.params if p.kind not in ("var_positional", "var_keyword")]
+        if encoder.owner and params and params[0].name == "self":
+            info = self.classes.get(encoder.owner)
+            built = class_builds(info, safe) if info else None
+            return f"st.builds({encoder.owner}.{encoder.name}, {built.expr})" if built else None
+        required = [p for p in params if p.default is None]
+        if len(required) != 1:
+            return None
+        guess = param_guess(required[0], replace(safe, docstring=encoder.docstring or ""))
+        return f"st.builds({encoder.name}, {guess.expr})" if guess else None
+
+    def _equal(self, left: str, right: str, guess: Guess | None) -> str:
+        if guess is not None and guess.kind == "float":
+            return f"math.isclose({left}, {right}, rel_tol=1e-9, abs_tol=1e-9)"
+        return f"{left} == {right}"
+
+    def _idempotence(self, call: Call) -> None:
+        t = self.t
+        words = set(re.split(r"_+", t.name.lower()))
+        by_name = any(w in words or t.name.lower().startswith(w) for w in NORMALISER_WORDS)
+        by_doc = any(p in self.doc.lower() for p in IDEMPOTENT_PHRASES)
+        first = next((n for n in call.inputs if n != "self"), None)
+        if not (by_name or by_doc) or first is None or "self" in call.inputs:
+            return
+        param = next(p for p in t.params if p.name == first)
+        returns = self._returns()
+        if param.annotation and returns and not same_annotation(param.annotation, returns):
+            return  # the output cannot be fed back in
+        again = call.with_args(**{first: "once"})
+        body = self._guarded(f"once = {call.text}") + f"\nassert {again} == once"
+        reason = "the name marks a normaliser" if by_name else "the docstring says it is idempotent"
+        self._add(f"{t.name}_is_idempotent", "idempotence", call, body,
+                  "an implementation that keeps changing its own output", f"{reason}: applying it twice equals once")
+
+    def _docstring_invariants(self, call: Call) -> None:
+        doc = self.doc.lower()
+        returns = self._returns()
+        head = annotation_head(returns)
+        out = self._guarded(f"out = {call.text}")
+        if head == "str" or (not returns and _text_params(call)):
+            if re.search(r"upper[ -]?case", doc):
+                self._add("result_is_upper_case", "invariant", call, out + "\nassert out == out.upper()",
+                          "a version that forgets to upper-case", "the docstring promises upper case")
+            if re.search(r"lower[ -]?case", doc):
+                self._add("result_is_lower_case", "invariant", call, out + "\nassert out == out.lower()",
+                          "a version that forgets to lower-case", "the docstring promises lower case")
+            if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
+                self._add("result_has_no_surrounding_blanks", "invariant", call, out + "\nassert out == out.strip()",
+                          "a version that keeps leading or trailing blanks", "the docstring says blanks are removed")
+            quoted = re.findall(r"'([^'\n]{1,20})'", self.doc)
+            if head == "str" and len(quoted) >= 2 and re.search(r"\bor\b", doc):
+                values = ", ".join(repr(q) for q in dict.fromkeys(quoted))
+                self._add("result_is_a_documented_value", "invariant", call, out + f"\nassert out in ({values},)",
+                          "a version that returns a value outside the documented set",
+                          "the docstring lists the possible results")
+        if "cent" in doc and "Decimal" in annotation_names(returns):
+            if head in ("list", "List", "tuple", "Sequence"):
+                check = "assert all(x == x.quantize(Decimal('0.01')) for x in out)"
+            else:
+                check = "assert out == out.quantize(Decimal('0.01'))"
+            self._add("result_is_rounded_to_cents", "invariant", call, out + "\n" + check,
+                      "a version that skips the rounding to cents", "the docstring says results are in cents")
+        for name in call.inputs:
+            if re.search(rf"\bsums? to `?{re.escape(name)}\b|\badds? up to `?{re.escape(name)}\b", doc):
+                self._add(f"parts_sum_to_{name}", "invariant", call, out + f"\nassert sum(out) == {name}",
+                          "a split that loses or invents some of the total", f"the docstring says the parts sum to {name}")
+            if head in ("list", "List", "tuple", "Sequence") and re.search(rf"\binto `?{re.escape(name)}`?\b", doc):
+                self._add(f"result_has_{name}_items", "invariant", call, out + f"\nassert len(out) == {name}",
+                          "a split into the wrong number of parts", f"the docstring says it splits into {name} parts")
+        interval = re.search(r"\[\s*([\w.\-]+)\s*,\s*([\w.\-]+)\s*\]", self.doc)
+        if interval:
+            low, high = interval.groups()
+            if all(_is_number(v) or v in call.inputs for v in (low, high)):
+                self._add("result_within_documented_interval", "bound", call, out + f"\nassert {low} <= out <= {high}",
+                          "a clamp that lets values escape the interval", f"the docstring gives the interval [{low}, {high}]")
+        plus = re.search(r"return (\w+) plus\b", doc)
+        if plus and plus.group(1) in call.inputs and self.ctx.nonneg:
+            self._add(f"result_not_below_{plus.group(1)}", "bound", call, out + f"\nassert out >= {plus.group(1)}",
+                      "a sign error that subtracts instead of adding",
+                      f"the docstring says it returns {plus.group(1)} plus something non-negative")
+
+    def _rate_moves_result(self, call: Call) -> None:
+        """A positive rate applied to a positive amount must change it (tax, fee, discount, interest...)."""
+        numeric = {n: g for n, g in call.kinds.items() if g.kind in NUMERIC}
+        rate = next((n for n in numeric if n in RATE_NAMES or n.endswith("_rate")), None)
+        money = next((n for n in numeric if n in MONEY_NAMES or n.endswith(("_amount", "_price"))), None)
+        if not rate or not money or annotation_head(self._returns()) not in ("", "Decimal", "float", "int"):
+            return
+        inputs = dict(call.inputs)
+        if numeric[money].kind == "decimal" and numeric[rate].kind == "decimal":
+            inputs[money] = "st.decimals(min_value=Decimal('1.00'), max_value=Decimal('1000000.00'), places=2)"
+            inputs[rate] = "st.decimals(min_value=Decimal('0.01'), max_value=Decimal('1'), places=4)"
+        elif numeric[money].kind == "float" and numeric[rate].kind == "float":
+            inputs[money] = "st.floats(min_value=1.0, max_value=1000000.0)"
+            inputs[rate] = "st.floats(min_value=0.01, max_value=1.0)"
+        else:
+            return
+        body = self._guarded(f"out = {call.text}") + f"\nassert out != {money}"
+        self._add(f"positive_{rate}_changes_{money}", "metamorphic", call, body,
+                  f"a version that ignores {rate} and returns {money} unchanged",
+                  f"{rate} and {money} are a rate and an amount by name; a rate of at least 1% on an amount of at least 1 "
+                  f"must move the result", inputs)
+
+    def _monotonic(self, call: Call) -> None:
+        returns = self._returns()
+        if returns and annotation_head(returns) not in NUMBER_ANNOTATIONS:
+            return
+        for name, guess in call.kinds.items():
+            if name == "self" or guess.kind not in NUMERIC:
+                continue
+            if not returns and not any(g.kind in NUMERIC for g in call.kinds.values()):
+                continue
+            # The contract quantifies only the target's parameters, so the second point is derived in the body.
+            step = {"int": "1", "float": "1.0", "decimal": "Decimal(1)", "fraction": "Fraction(1)"}.get(guess.kind, "1")
+            higher = call.with_args(**{name: f"{name} + {step}"})
+            body = (self._guarded(f"out_low = {call.text}") + "\n" + self._guarded(f"out_high = {higher}") +
+                    "\nassert out_low <= out_high")
+            self._add(f"non_decreasing_in_{name}", "monotonic", call, body, f"a sign error on {name}",
+                      f"numeric result of a numeric {name}: guessed non-decreasing when {name} grows by {step}")
+
+    def _error_contracts(self, call: Call) -> None:
+        t = self.t
+        for name in sorted(self.ctx.nonneg):
+            guess = call.kinds.get(name)
+            if guess is None or guess.kind not in NUMERIC:
+                continue
+            negative = {
+                "int": "st.integers(min_value=-1000, max_value=-1)",
+                "float": "st.floats(min_value=-1000000.0, max_value=-0.001)",
+                "decimal": "st.decimals(min_value=Decimal('-1000000.00'), max_value=Decimal('-0.01'), places=2)",
+                "fraction": "st.fractions(min_value=-1000, max_value=-0.001, max_denominator=1000)",
+            }[guess.kind]
+            error = self.error if self.error else "ValueError"
+            body = f"raised = False\ntry:\n    {call.text}\nexcept {error}:\n    raised = True\nassert raised"
+            self._add(f"negative_{name}_is_rejected", "error_contract", call, body,
+                      f"a version that silently accepts a negative {name}",
+                      f"the docstring says {name} must not be negative", {**call.inputs, name: negative})
+        if not self.error or self.error in ("TypeError", "KeyError"):
+            return
+        returns = self._returns()
+        expected = _isinstance_target(returns, self.names)
+        check = f"out is None or isinstance(out, {expected})" if expected else None
+        if check is None:
+            return
+        body = f"try:\n    out = {call.text}\nexcept {self.error}:\n    out = None\nassert {check}"
+        self._add(f"only_raises_{_snake(self.error)}", "error_contract", call, body,
+                  "a version that crashes with another exception or returns the wrong type",
+                  f"the docstring names {self.error} as the way {t.name} fails")
+
+    def _type_and_bounds(self, call: Call) -> None:
+        returns = self._returns()
+        expected = _isinstance_target(returns, self.names)
+        out = self._guarded(f"out = {call.text}")
+        if expected:
+            check = f"assert isinstance(out, {expected})"
+            elem = _element_type(returns, self.names)
+            if elem:
+                check += f"\nassert all(isinstance(x, {elem}) for x in out)"
+            self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + check,
+                      "a version that returns the wrong type", f"the return annotation is {returns}")
+        name = self.t.name.lower()
+        if (name.startswith(("count", "num_", "len", "size")) or name.endswith(("_count", "_len", "_size"))) and \
+                annotation_head(returns) in ("", "int"):
+            self._add("result_is_non_negative", "bound", call, out + "\nassert out >= 0",
+                      "a count that goes negative", "a count or size by name cannot be negative")
+        if not self.out:
+            # Nothing else to say: at least the call must be deterministic for the inputs it accepts.
+            self._add("same_inputs_same_result", "invariant", call,
+                      self._guarded(f"first = {call.text}") + "\n" + self._guarded(f"second = {call.text}") +
+                      "\nassert first == second", "a version that depends on hidden state",
+                      "no annotation-driven invariant applies; repeated calls must agree")
 
 
-def _example_kinds(facts: Facts) -> dict[str, str]:
-    """Parameter kinds from the literals the docstring's examples pass, when every example agrees."""
-    kinds: dict[str, set[str]] = {}
-    for call in facts.example_args:
-        for name, value in call.items():
-            kinds.setdefault(name, set()).add(_literal_kind(value))
-    return {name: next(iter(k)) for name, k in sorted(kinds.items()) if len(k) == 1 and None not in k}
+# ------------------------------------------------------------------ helpers
 
 
-def _literal_kind(value: object) -> str | None:
-    if isinstance(value, bool):
-        return "bool"
-    for kind, name in ((int, "int"), (float, "float"), (str, "str"), (bytes, "bytes"), (list, "list"),
-                       (tuple, "list"), (dict, "dict")):
-        if isinstance(value, kind):
-            return name
-    return None
+def _verb_subject(target: Target) -> list[tuple[str, str]]:
+    """(verb, subject) readings of a name: serialize_envelope -> ("serialize", "envelope"), b64encode -> ("encode", "b64")."""
+    name = target.name.lower()
+    readings = []
+    verbs = sorted({v for pair in INVERSE_VERBS for v in pair}, key=len, reverse=True)
+    for verb in verbs:
+        if name == verb or name.startswith(verb + "_"):
+            readings.append((verb, name[len(verb):].strip("_")))
+        elif name.endswith(verb):
+            readings.append((verb, name[: -len(verb)].strip("_")))
+    owner = (target.owner or "").lower()
+    return [(v, s or owner) for v, s in readings]
+
+
+def _subjects_match(a: str, b: str, t1: Target, t2: Target) -> bool:
+    if a == b or not a or not b:
+        return True
+    return a in ((t2.owner or "").lower(),) or b in ((t1.owner or "").lower(),)
+
+
+def _x_to_y(name: str) -> tuple[str, str] | None:
+    match = re.fullmatch(r"([a-z0-9]+)_to_([a-z0-9]+)", name.lower())
+    return (match.group(1), match.group(2)) if match else None
 
 
 def _why_no_strategy(param: Param) -> str:
@@ -265,4 +540,43 @@ def _why_no_strategy(param: Param) -> str:
         return f"annotation {param.annotation} unknown"
     if any(u.kind == "callable" for u in param.usage):
         return "it is called: a callable's contract cannot be guessed"
-    return "no annotation, usage evidence or docstring example"
+    return "no annotation and no usage evidence"
+
+
+def _text_params(call: Call) -> bool:
+    return any(g.kind == "str" for n, g in call.kinds.items() if n != "self")
+
+
+def _is_number(text: str) -> bool:
+    return re.fullmatch(r"-?\d+(\.\d+)?", text) is not None
+
+
+def _snake(text: str) -> str:
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)
+    return re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_") or "value"
+
+
+def _isinstance_target(returns: str, names: frozenset[str]) -> str | None:
+    """The class for isinstance() from a return annotation, when it is a plain nameable type."""
+    head = annotation_head(returns)
+    builtin = {"int": "int", "float": "(int, float)", "str": "str", "bytes": "bytes", "bool": "bool", "list": "list",
+               "List": "list", "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple", "set": "set",
+               "frozenset": "frozenset", "Decimal": "Decimal", "Fraction": "Fraction"}
+    if head in builtin:
+        return builtin[head]
+    if head and head.isidentifier() and head in names and head[0].isupper():
+        return head
+    return None
+
+
+def _element_type(returns: str, names: frozenset[str]) -> str | None:
+    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
+    try:
+        node = ast.parse(returns.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return None
+    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
+        return None
+    return _isinstance_target(ast.unparse(node.slice), names)

@@ -57,9 +57,6 @@ class Context:
     nonneg: frozenset[str] = frozenset()  # params the docstring says must not be negative
     constants: dict[str, tuple[str | int, ...]] = field(default_factory=dict)  # the module's literal collections
     unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
-    aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: String -> Union[str, bytes]
-    examples: dict[str, str] = field(default_factory=dict)  # param -> kind of the literals the docstring examples pass
-    nonneg_fields: dict[str, frozenset[str]] = field(default_factory=dict)  # class -> fields its __init__ rejects below 0
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -149,22 +146,8 @@ def _dotted(node: ast.expr) -> str:
     return ""
 
 
-PROTOCOLS = {"SupportsInt": "int", "SupportsIndex": "int", "SupportsFloat": "float", "SupportsAbs": "int",
-             "SupportsRound": "float", "Text": "str", "AnyStr": "str", "Hashable": "int", "Integral": "int",
-             "Real": "float", "Number": "int"}
-
-
 def _simple(dotted: str, name: str, ctx: Context, depth: int) -> Guess | None:
     head = dotted.rsplit(".", 1)[-1]
-    head = PROTOCOLS.get(head, head)
-    if head in ctx.aliases and head not in ctx.classes and depth < MAX_DEPTH:
-        try:
-            aliased = ast.parse(ctx.aliases[head], mode="eval").body
-        except SyntaxError:
-            return None
-        guess = _from_node(aliased, name, replace(ctx, aliases={k: v for k, v in ctx.aliases.items() if k != head}),
-                           depth + 1)
-        return replace(guess, basis=_joined(f"alias {head} = {ctx.aliases[head]}", guess.basis)) if guess else None
     scalar = _scalar(head, name, ctx)
     if scalar is not None:
         return scalar
@@ -305,9 +288,7 @@ def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
     for param in info.fields:
         if param.kind in ("var_positional", "var_keyword"):
             continue
-        rejected = ctx.nonneg_fields.get(info.name, frozenset())
-        floor = frozenset({param.name}) if param.name in rejected or "*" in rejected else frozenset()
-        sub = replace(ctx, nonneg=floor, unpacked=param.unpacked)
+        sub = replace(ctx, nonneg=frozenset(), unpacked=param.unpacked)
         guess = (_from_node(ast.parse(param.annotation, mode="eval").body, param.name, sub, depth + 1)
                  if param.annotation and _parses(param.annotation) else unannotated_guess(param, sub))
         if guess is None:
@@ -391,10 +372,6 @@ def unannotated_guess(param: Param, ctx: Context) -> Guess | None:
         guess = _kind_guess(usage_kind, name, ctx)
         if guess:
             guess = replace(guess, basis=f"body usage of {name} ({evidence})")
-    if guess is None and name in ctx.examples:
-        guess = _kind_guess(ctx.examples[name], name, ctx)
-        if guess:
-            guess = replace(guess, basis=f"the docstring's examples pass {name} a {ctx.examples[name]}")
     if guess is None:
         doc_kind = _docstring_kind(name, ctx.docstring)
         if doc_kind:

@@ -20,7 +20,6 @@ from drafter.data import ClassInfo, Extraction, Param, Usage
 from drafter.extract import extract
 from drafter.lint import lint
 from drafter.models import load_backend
-from drafter.models.strategies import Context, param_guess
 
 SHOP = Path(__file__).resolve().parents[2] / "examples" / "shop"
 
@@ -88,14 +87,16 @@ def assert_bounded(value):
     ("list[Point]", list),
 ])
 def test_annotation_strategies_are_valid_and_bounded(annotation, expected_type, build_target, extraction_of):
-    names = frozenset({"Color", "Point"})
-    guess = param_guess(Param("value", "positional_or_keyword", annotation),
-                        Context(names, {c.name: c for c in CLASSES}))
-    values = draw(guess.expr)
-    assert values and all(isinstance(v, expected_type) for v in values)
-    for v in values:
-        assert_bounded(v)
-    assert guess.basis.startswith(f"annotation {annotation}")
+    target = build_target("probe", (Param("value", "positional_or_keyword", annotation),), returns="bool")
+    reply = reply_for(target, extraction_of([target], CLASSES))
+    assert reply["candidates"], reply
+    for candidate in reply["candidates"]:
+        for expr in candidate["inputs"].values():
+            values = draw(expr)
+            assert values and all(isinstance(v, expected_type) for v in values)
+            for v in values:
+                assert_bounded(v)
+        assert f"annotation {annotation}" in candidate["rationale"]
     # An annotation naming a class the module does not have gets no guess, and the note says so.
     unknown = build_target("probe2", (Param("value", "positional_or_keyword", "Mystery"),))
     empty = reply_for(unknown, extraction_of([unknown], CLASSES))
@@ -106,20 +107,24 @@ def test_annotation_strategies_are_valid_and_bounded(annotation, expected_type, 
     ("text", "calls .split()", str), ("number", "compared with 0", int), ("sequence", "passed to len()", list),
     ("mapping", "calls .items()", dict), ("bytes", "calls .decode()", bytes), ("bool", "used as a condition", bool),
 ])
-def test_unannotated_params_follow_usage_evidence(kind, evidence, expected_type):
-    guess = param_guess(Param("thing", "positional_or_keyword", usage=(Usage(kind, evidence),)), Context())
-    assert evidence in guess.basis
-    values = draw(guess.expr)
-    assert values and all(isinstance(v, expected_type) for v in values)
-    for v in values:
-        assert_bounded(v)
+def test_unannotated_params_follow_usage_evidence(kind, evidence, expected_type, build_target, extraction_of):
+    target = build_target("probe", (Param("thing", "positional_or_keyword", usage=(Usage(kind, evidence),)),))
+    reply = reply_for(target, extraction_of([target]))
+    assert reply["candidates"]
+    for candidate in reply["candidates"]:
+        assert evidence in candidate["rationale"]
+        for name, expr in candidate["inputs"].items():  # "thing", or "thing_a"/"thing_b" for a monotonic pair
+            assert name.startswith("thing")
+            values = draw(expr)
+            assert all(isinstance(v, expected_type) for v in values)
+            for v in values:
+                assert_bounded(v)
 
 
 def test_unannotated_params_from_default_docstring_and_name(build_target, extraction_of):
-    # "normalize" makes it a normaliser, so the heuristic has a property to quantify these inputs in
-    target = build_target("normalize", (Param("thing", "positional_or_keyword"),
-                                        Param("limit", "positional_or_keyword", default="50"),
-                                        Param("blob", "positional_or_keyword")),
+    target = build_target("probe", (Param("limit", "positional_or_keyword", default="50"),
+                                    Param("blob", "positional_or_keyword"),
+                                    Param("thing", "positional_or_keyword")),
                           docstring="Cut things.\n\nArgs:\n    thing (str): what to cut")
     candidates = reply_for(target, extraction_of([target]))["candidates"]
     candidate = next(c for c in candidates if {"blob", "thing"} <= set(c["inputs"]))
@@ -137,10 +142,9 @@ def test_no_evidence_callable_and_varargs_get_a_note(build_target, extraction_of
     # `key` would be text by name, but the body calls it: a callable gets no guessed strategy
     func = build_target("apply_fn", (Param("key", "positional_or_keyword", usage=(Usage("callable", "is called"),)),))
     varargs = build_target("anything", (Param("args", "var_positional"), Param("kwargs", "var_keyword")))
-    known = build_target("clamp_q", (Param("q", "positional_or_keyword", "int"),), returns="int")
+    known = build_target("twice", (Param("q", "positional_or_keyword", "int"),), returns="int")
     extraction = extraction_of([bare, func, varargs, known])
-    for target, words in ((bare, "q (no annotation, usage evidence or docstring example)"), (func, "key (it is called"),
-                          (varargs, "*args")):
+    for target, words in ((bare, "q (no annotation and no usage evidence)"), (func, "key (it is called"), (varargs, "*args")):
         reply = reply_for(target, extraction)
         assert reply["candidates"] == [] and words in reply["note"]
     assert reply_for(known, extraction)["candidates"]  # the annotated one beside them gets candidates
@@ -182,24 +186,16 @@ def test_output_is_deterministic(build_target, extraction_of):
 def test_every_shop_target_gets_bounded_candidates():
     extraction = extract(SHOP)
     replies = load_backend("heuristic").propose([_prompt(t.id) for t in extraction.targets], extraction)
-    # Targets with no property the evidence supports get a note instead (no more "returns a dict" filler).
-    silent = {r.target for r in replies if not json.loads(r.text)["candidates"]}
-    assert silent == {"shop.envelope:Envelope.is_success", "shop.envelope:Envelope.to_dict",
-                      "shop.hunks:Hunk.old_lines", "shop.hunks:Hunk.new_lines"}
     for reply in replies:
         candidates = json.loads(reply.text)["candidates"]
-        assert candidates or "no property the evidence supports" in json.loads(reply.text)["note"]
+        assert candidates, reply.target
         for candidate in candidates:
             for expr in candidate["inputs"].values():
                 for key in ("st.text(", "st.lists(", "st.dictionaries(", "st.binary(", "st.sets("):
                     assert expr.count(key) <= expr.count("max_size=")
     by_target = {r.target: json.loads(r.text)["candidates"] for r in replies}
     assert {c["name"] for c in by_target["shop.billing:apply_tax"]} >= {
-        "result_is_rounded_to_cents", "positive_rate_changes_amount", "negative_rate_is_rejected"}
-    # monotonicity only where the docstring says so: apply_tax's does not
-    assert not any(c["kind"] == "monotonic" for cs in by_target.values() for c in cs)
-    (guard,) = [c for c in by_target["shop.billing:split_evenly"] if c["name"].startswith("raises_value_error_when")]
-    assert all(v < 1 for v in draw(guard["inputs"]["parts"]))  # the region of `if parts < 1: raise ValueError`
+        "result_is_rounded_to_cents", "positive_rate_changes_amount", "non_decreasing_in_rate"}
     assert any(c["kind"] == "round_trip" for c in by_target["shop.envelope:parse_envelope"])
     assert any(c["kind"] == "idempotence" for c in by_target["shop.hunks:apply_hunk"])
 
@@ -252,20 +248,6 @@ def encode(text: str) -> str:
 
 def decode(text: str) -> str:
     return text.replace("%25", "%")
-
-
-def chunk(items: list[int], size: int) -> list[list[int]]:
-    if size < 1:
-        raise ValueError("size must be at least 1")
-    return [items[i:i + size] for i in range(0, len(items), size)]
-
-
-def compare(a: int, b: int) -> int:
-    return (a > b) - (a < b)
-
-
-def sort_unique(items: list[int]):
-    yield from sorted(set(items))
 """
 
 
@@ -285,34 +267,36 @@ def test_every_heuristic_candidate_passes_parse_and_lint(source, tmp_path):
         extraction = extract(tmp_path)
     verdicts = heuristic_verdicts(extraction)
     drafted = [d for items in verdicts.values() for d in items]
-    assert len(drafted) >= 6
+    assert len(drafted) >= 10
     rejected = [(d.id, d.verdict.stage, d.verdict.reason, d.verdict.detail) for d in drafted if not d.verdict.accepted]
     assert rejected == []
     if source == "awkward":  # the targets with nothing to quantify get a note, not a candidate lint must reject
         assert verdicts["awk:nothing"] == [] and verdicts["awk:Box.empty"] == []
         assert verdicts["awk:apply"] == []  # `i` is called: no strategy
-        assert verdicts["awk:checksum"] == [] and verdicts["awk:Box.grow"] == []  # no evidence of any property
-        assert verdicts["awk:chunk"] and verdicts["awk:compare"] and verdicts["awk:sort_unique"]
+        assert verdicts["awk:checksum"] and verdicts["awk:Box.grow"]
 
 
 def test_module_constants_named_by_the_plural_give_sampled_values(tmp_path):
     (tmp_path / "awk.py").write_text(AWKWARD)
     extraction = extract(tmp_path)
-    target = extraction.target("awk:retag")
-    ctx = Context(frozenset(extraction.module_names["awk"]), constants=extraction.constants["awk"])
-    tag, word, _ = (param_guess(p, ctx) for p in target.params)
-    assert tag.expr == "st.sampled_from(sorted(TAGS))"
-    assert "module constant TAGS lists the values of tag" in tag.basis
-    assert set(draw(tag.expr, TAGS=(" ", "-", "+"))) <= {" ", "-", "+"}
+    (candidate, *_) = json.loads(load_backend("heuristic").propose([_prompt("awk:retag")], extraction)[0].text)[
+        "candidates"]
+    assert candidate["inputs"]["tag"] == "st.sampled_from(sorted(TAGS))"
+    assert "module constant TAGS lists the values of tag" in candidate["rationale"]
+    assert set(draw(candidate["inputs"]["tag"], TAGS=(" ", "-", "+"))) <= {" ", "-", "+"}
     # FORBIDDEN_WORDS is not the plural of `word`: a constant only constrains a value its name enumerates
-    assert "FORBIDDEN_WORDS" not in word.expr
-    assert all(isinstance(v, str) for v in draw(word.expr))
+    assert "FORBIDDEN_WORDS" not in candidate["inputs"]["word"]
+    assert all(isinstance(v, str) for v in draw(candidate["inputs"]["word"]))
 
 
 def test_tuple_elements_take_the_names_the_code_unpacks_them_into(build_target, extraction_of):
     pairs = Param("lines", "positional_or_keyword", "tuple[tuple[str, str], ...]", unpacked=("tag", "text"))
     unnamed = Param("rows", "positional_or_keyword", "tuple[tuple[str, str], ...]")
-    ctx = Context(frozenset({"TAGS", "show"}), constants={"TAGS": (" ", "-", "+")})
-    lines = draw(param_guess(pairs, ctx).expr, TAGS=(" ", "-", "+"))
+    target = build_target("show", (pairs, unnamed), returns="str")
+    extraction = extraction_of([target], names={"pkg.mod": ("TAGS", "show")})
+    extraction = Extraction(extraction.root, extraction.targets, module_names=extraction.module_names,
+                            constants={"pkg.mod": {"TAGS": (" ", "-", "+")}})
+    (candidate, *_) = reply_for(target, extraction)["candidates"]
+    lines = draw(candidate["inputs"]["lines"], TAGS=(" ", "-", "+"))
     assert any(lines) and all(tag in (" ", "-", "+") for line in lines for tag, _ in line)
-    assert "TAGS" not in param_guess(unnamed, ctx).expr  # no unpacking seen: its elements stay free text
+    assert "TAGS" not in candidate["inputs"]["rows"]  # no unpacking seen: its elements stay free text

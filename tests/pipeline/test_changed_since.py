@@ -40,7 +40,7 @@ def test_only_new_and_changed_signatures_are_drafted_again(tmp_path: Path):
     (src / "calc.py").write_text(changed)
     second = draft(tmp_path / "src", Settings(workspace=tmp_path / "ws", changed_since=first.run_dir))
     assert {t.id for t in second.extraction.targets} == {"pkg.calc:halve", "pkg.calc:triple"}
-    assert {r.target for r in second.replies} == {"pkg.calc:halve", "pkg.calc:triple"}  # only those were asked
+    assert {d.target for d in second.drafted} == {"pkg.calc:halve", "pkg.calc:triple"}
     assert any("2 of 4 targets unchanged" in w for w in second.warnings)
 
 
