@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jinja2
 
-from drafter.report.model import FACED_MUTANTS, CandidateEntry, RunReport, overall_score
+from drafter.report.model import FACED_MUTANTS, by_target, CandidateEntry, RunReport, overall_score
 
 CELL = {"assertion": ("A", "kill by its assertion"), "crash": ("C", "kill by a crash"),
         "timeout": ("T", "kill by a repeated timeout"), "survived": ("·", "survived"),
@@ -55,12 +55,7 @@ def _code(run_dir: Path | None, candidate: CandidateEntry) -> str:
 
 def view(report: RunReport, run_dir: Path | None) -> dict:
     """The data the template shows, grouped and ordered (deterministic for the same report)."""
-    candidates_by_target = defaultdict(list)
-    for c in report.candidates:
-        candidates_by_target[c.target].append(c)
-    mutants_by_target = defaultdict(list)
-    for m in report.mutants:
-        mutants_by_target[m.target].append(m)
+    candidates_by_target, mutants_by_target = by_target(report.candidates), by_target(report.mutants)
     targets = []
     for t in report.targets:
         faced = [c for c in candidates_by_target[t.id] if c.stage in FACED_MUTANTS]

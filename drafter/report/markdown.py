@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from drafter.report.model import FACED_MUTANTS, RunReport
+from drafter.report.model import FACED_MUTANTS, by_target, RunReport
 from drafter.report.rounds import rounds_markdown, score_by_round
 
 SHOWN_SURVIVORS = 5  # per target
@@ -52,12 +52,7 @@ def render_markdown(report: RunReport) -> str:
         lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
     lines += rounds_markdown(report)
 
-    candidates_by_target = defaultdict(list)
-    for c in report.candidates:
-        candidates_by_target[c.target].append(c)
-    mutants_by_target = defaultdict(list)
-    for m in report.mutants:
-        mutants_by_target[m.target].append(m)
+    candidates_by_target, mutants_by_target = by_target(report.candidates), by_target(report.mutants)
     mutant_descriptions = {m.id: m.description for m in report.mutants}
 
     lines += ["## Targets", ""]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,6 +15,14 @@ from drafter.report.rounds import caught_in_round, rounds_summary
 from drafter.runfolder import git_commit, run_id, tree_hash
 
 REPORT_VERSION = 1
+
+
+def by_target(entries) -> dict[str, list]:
+    """Report entries (candidates or mutants) grouped by their target id, in report order."""
+    grouped = defaultdict(list)
+    for entry in entries:
+        grouped[entry.target].append(entry)
+    return grouped
 # The stages a candidate reaches only after it held on the clean code: it faced the mutants of its target.
 FACED_MUTANTS = ("sabotage", "kept")
 
