@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from drafter.data import KillMatrix, KillResult, Mutant, Rendered, Soundness
-from drafter.execute import Batch, MutantSpec, RunOutcome, RunSpec, WorkerPool
+from drafter.execute import Batch, MutantSpec, WorkerPool
+from drafter.onerun import RunOutcome, RunSpec
 
 KILL_SEED = 0
 

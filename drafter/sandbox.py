@@ -31,7 +31,7 @@ LIMITS = {  # generous for a property run, fatal for a runaway
 }
 ADDRESS_SPACE_HEADROOM = 8 * 2**30  # on top of what the worker already maps (a forked parent may map a lot)
 
-violations: list[str] = []  # what the hook refused during the current run; execute resets it per run
+violations: list[str] = []  # what the hook refused during the current run; onerun resets it per run
 _allowed: tuple[str, ...] = ()
 _run_roots: tuple[str, ...] = ()  # where candidate and target code lives
 

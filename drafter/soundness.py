@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from drafter.data import Rendered, Soundness
-from drafter.execute import Batch, RunOutcome, RunSpec, WorkerPool
+from drafter.execute import Batch, WorkerPool
+from drafter.onerun import RunOutcome, RunSpec
 
 
 def check_soundness(

@@ -266,7 +266,7 @@ def test_a_timeout_that_does_not_repeat_is_not_a_kill(kit, pkg, tmp_path):
 def test_hypothesis_draws_no_constants_from_whatever_modules_a_worker_imported(tmp_path, monkeypatch):
     from hypothesis.internal.conjecture import providers
 
-    from drafter.execute import pin_hypothesis_constants
+    from drafter.onerun import pin_hypothesis_constants
 
     local = tmp_path / "local_consts_mod.py"
     local.write_text("MAGIC = 'a-constant-only-this-module-has'\nNUMBER = 918273\n", encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drafter.execute import RunSpec, configure, load_test, run_test
+from drafter.onerun import RunSpec, configure, load_test, run_test
 from drafter.soundness import check_soundness
 
 

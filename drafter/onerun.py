@@ -1,0 +1,258 @@
+"""One run of one rendered Hypothesis test, in this process: load it, pin its settings and seed, run it under a
+budget, and class what happened (passed, failed, error, flaky, timeout, sandbox)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import signal
+import sys
+import time
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from drafter import sandbox
+from drafter.tracing import BodyTimer, LineRecorder, installed
+
+RUN_STATUSES = ("passed", "failed", "error", "flaky", "timeout", "died", "sandbox")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of one test function."""
+
+    test_file: str  # absolute path of the rendered test file
+    test_name: str
+    seed: int
+    max_examples: int
+    shrink: bool
+    budget: float  # seconds
+    target: str = ""  # qualname of the function under test: an exception out of it is the target crashing
+    trace: str = ""  # "module:qualname" whose executed lines the run records (RunOutcome.lines)
+    time_body: bool = False  # measure the time inside the test body itself (for benches)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    status: str  # one of RUN_STATUSES
+    seconds: float  # time inside the Hypothesis run
+    exc_type: str = ""
+    error: str = ""
+    counterexample: str | None = None  # Hypothesis's note naming the failing example
+    in_source: bool = False  # the exception passed through code of the source folder
+    in_target: bool = False  # the exception came out of the function under test (RunSpec.target)
+    # Forced-fail runs that passed: how often the stand-in was entered, and how often the clean target was
+    # called when the same run was repeated on clean code (-1: not measured).
+    probe_calls: int = -1
+    clean_calls: int = -1
+    lines: tuple[int, ...] | None = None  # with RunSpec.trace: lines of the traced function run (None: unknown)
+    body_seconds: float = -1.0  # with RunSpec.time_body: time inside the test body, summed over examples
+
+
+class _OverBudget(BaseException):
+    """Raised by the soft timer; a BaseException so Hypothesis does not treat it as a test failure."""
+
+
+
+def load_test(test_file: str | Path, test_name: str) -> Callable:
+    """Import a rendered test file under a private module name and return its test function."""
+    path = Path(test_file)
+    name = "_drafter_test_" + hashlib.sha1(str(path).encode()).hexdigest()[:16]
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    test = getattr(module, test_name, None)
+    if test is None or not hasattr(test, "hypothesis"):
+        raise NameError(f"{path.name} has no Hypothesis test named {test_name}")
+    return test
+
+
+def configure(test: Callable, *, seed: int, max_examples: int, shrink: bool) -> Callable:
+    """Fix the seed and override the test's settings in place; returns the same test.
+
+    The seed goes through the public ``hypothesis.seed``. Settings cannot be applied twice with
+    ``@settings``, so the overriding settings object (built on the test's own as parent) is put where
+    ``@settings`` and ``hypothesis.seed`` themselves put it.
+    """
+    from hypothesis import Phase, settings
+    from hypothesis import seed as hypothesis_seed
+
+    pin_hypothesis_constants()
+    hypothesis_seed(seed)(test)
+    phases = (Phase.explicit, Phase.generate) + ((Phase.target, Phase.shrink) if shrink else ())
+    test._hypothesis_internal_use_settings = settings(
+        test._hypothesis_internal_use_settings,
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=phases,
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+    return test
+
+
+def pin_hypothesis_constants() -> None:
+    """Keep Hypothesis (>= 6.131) from drawing constants out of whatever "local" modules `sys.modules` holds.
+
+    Which modules a worker has imported depends on its history (earlier batches, fork or spawn), so that pool
+    made the same candidate, seed and mutant give different inputs under --jobs 1 and --jobs 2. With it empty,
+    inputs depend only on the candidate and the seed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without the module has no local pool either
+        return
+    current = getattr(providers, "_get_local_constants", None)
+    if current is None or getattr(current, "drafter_pinned", False):
+        return
+    pool = providers._local_constants
+    empty = type(pool)(integers=type(pool.integers)(), floats=type(pool.floats)(key=pool.floats.key),
+                       bytes=type(pool.bytes)(), strings=type(pool.strings)())
+
+    def pinned():
+        return empty
+
+    pinned.drafter_pinned = True
+    providers._get_local_constants = pinned
+    providers.CONSTANTS_CACHE.cache.clear()  # choices already filtered from the old pool
+
+
+def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:
+    """Run one configured test; never raises for anything the test does (KeyboardInterrupt aside)."""
+    configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
+    body = test.hypothesis.inner_test.__code__
+    recorder = LineRecorder.for_target(spec.trace) if spec.trace else None
+    timer = BodyTimer(test) if spec.time_body else None
+    with installed(recorder, timer):
+        outcome = _run_configured(test, spec, source_root, body)
+    if recorder is not None and outcome.status in ("passed", "failed"):
+        outcome = replace(outcome, lines=tuple(sorted(recorder.lines)))
+    return replace(outcome, body_seconds=timer.seconds) if timer is not None else outcome
+
+
+def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
+    start = time.perf_counter()
+    sandbox.violations.clear()
+    with _soft_timer(spec.budget):
+        try:
+            test()
+        except KeyboardInterrupt:
+            raise
+        except _OverBudget:
+            return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
+        except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
+            outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
+        else:
+            outcome = RunOutcome("passed", time.perf_counter() - start)
+    if sandbox.violations:  # refused even where the candidate caught the exception
+        return replace(outcome, status="sandbox", error="refused: " + "; ".join(dict.fromkeys(sandbox.violations))[:500])
+    return outcome
+
+
+def _classify(exc: BaseException, seconds: float, source_root: Path, body: types.CodeType, target: str = "") -> RunOutcome:
+    """Flaky; error when it cannot run (Hypothesis refused, a name is missing, or drawing the inputs raised
+    before the test body ran: a bad strategy, not a counterexample); else failed."""
+    from hypothesis import errors
+
+    codes = _traceback_codes(exc)
+    root = str(source_root.resolve()) + os.sep
+    source_codes = [code for code in codes if os.path.abspath(code.co_filename).startswith(root)]
+    in_source = bool(source_codes)
+    # Only the target's own frames (or functions nested in it) make a crash; another function of the module
+    # raising on the target's output, like a decoder in a round trip, means the candidate noticed a wrong result.
+    in_target = bool(target) and any(
+        code.co_qualname == target or code.co_qualname.startswith(f"{target}.<locals>.") for code in source_codes
+    )
+    error = f"{type(exc).__name__}: {exc}".strip()
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
+    example = "\n".join(n for n in notes if "test case" in n or "example" in n) or None
+    if isinstance(exc, errors.Flaky):
+        status = "flaky"
+    elif isinstance(exc, errors.HypothesisException) or (
+        isinstance(exc, (NameError, ImportError)) and not in_source
+    ):
+        status = "error"  # health check, bad strategy, unsatisfiable, undefined name: it cannot run
+    elif body not in codes:
+        status = "error"
+        drawing = "; ".join(n for n in notes if n.startswith("while generating"))
+        error = f"drawing the inputs raised before the test body ran: {error}" + (f" ({drawing})" if drawing else "")
+    else:
+        status = "failed"
+        error += _failing_line(exc, body)
+    return RunOutcome(status, seconds, type(exc).__name__, error[:2000], example, in_source, in_target)
+
+
+def _failing_line(exc: BaseException, body: types.CodeType) -> str:
+    """` (failing line: <statement>)`, the line of the test body that raised: a bare `assert` says nothing else,
+    and a feedback round shows the model which of its assertions failed."""
+    import linecache
+
+    lines = [tb.tb_lineno for tb in _traceback_frames(exc) if tb.tb_frame.f_code is body]
+    if not lines:
+        return ""
+    text = linecache.getline(body.co_filename, lines[-1]).strip()
+    return f" (failing line: {text})" if text else ""
+
+
+def _traceback_frames(exc: BaseException) -> list[types.TracebackType]:
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    return frames
+
+
+def _traceback_codes(exc: BaseException) -> list[types.CodeType]:
+    codes = []
+    tb = exc.__traceback__
+    while tb is not None:
+        codes.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    return codes
+
+
+class _soft_timer:
+    """SIGALRM raises _OverBudget inside the test; a hung C call is left to the hard kill."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.usable = hasattr(signal, "setitimer") and _in_main_thread() and seconds > 0
+
+    def __enter__(self) -> None:
+        if self.usable:
+            self.started = time.monotonic()
+            self.previous_handler = signal.signal(signal.SIGALRM, self._fire)
+            self.previous_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds)[0]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.usable:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous_handler)
+            if self.previous_timer:  # someone else's alarm (pytest-timeout) keeps running
+                left = self.previous_timer - (time.monotonic() - self.started)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+    @staticmethod
+    def _fire(signum: int, frame: object) -> None:
+        raise _OverBudget()
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
