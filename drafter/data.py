@@ -217,6 +217,7 @@ class Soundness:
     # a kill run (seed 0) with as many examples draws the same inputs.
     lines: tuple[int, ...] | None = None
     traced_examples: int = 0
+    examples: str = field(default="", repr=False)  # that run's inputs, for a replay (onerun.RunSpec.replay)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ def build_kill_matrix(
     budget_floor: float = 2.0,
     on_progress: Callable[[int, int], None] | None = None,
     time_bodies: bool = False,
+    replayed: bool = True,
 ) -> KillMatrix:
     """Run the matrix with shrinking off and a fixed seed, each run stopping at its first failing example.
 
@@ -38,10 +39,12 @@ def build_kill_matrix(
     run_dir = Path(run_dir).resolve()
     source_dir = Path(source_dir).resolve()
 
-    def spec(item: Rendered, clean: Soundness) -> RunSpec:
+    def spec(item: Rendered, clean: Soundness, replay: bool = True) -> RunSpec:
         budget = max(budget_floor, budget_multiplier * clean.seconds)
+        # The clean run of the kill seed with as many examples recorded its inputs: a mutant run draws the same.
+        recorded = clean.examples if replay and replayed and clean.traced_examples == max_examples else ""
         return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget,
-                       target=item.target.split(":", 1)[1], time_body=time_bodies)
+                       target=item.target.split(":", 1)[1], time_body=time_bodies, replay=recorded)
 
     by_target: dict[str, list[tuple[Rendered, Soundness]]] = {}
     for item, clean in sound:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from drafter import sandbox
-from drafter.tracing import BodyTimer, LineRecorder, installed
+from drafter.tracing import BodyTimer, ExampleRecorder, LineRecorder, decoded, installed
 
 RUN_STATUSES = ("passed", "failed", "error", "flaky", "timeout", "died", "sandbox")
 
@@ -33,6 +33,8 @@ class RunSpec:
     target: str = ""  # qualname of the function under test: an exception out of it is the target crashing
     trace: str = ""  # "module:qualname" whose executed lines the run records (RunOutcome.lines)
     time_body: bool = False  # measure the time inside the test body itself (for benches)
+    record: bool = False  # keep the inputs of every example for a replay (RunOutcome.examples)
+    replay: str = ""  # a recorded run of the same seed and max_examples: call the body with its inputs instead
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class RunOutcome:
     clean_calls: int = -1
     lines: tuple[int, ...] | None = None  # with RunSpec.trace: lines of the traced function run (None: unknown)
     body_seconds: float = -1.0  # with RunSpec.time_body: time inside the test body, summed over examples
+    examples: str = ""  # with RunSpec.record, a passing run whose inputs a replay may reuse ("" when it may not)
 
 
 class _OverBudget(BaseException):
@@ -137,11 +140,50 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
     body = test.hypothesis.inner_test.__code__
     recorder = LineRecorder.for_target(spec.trace) if spec.trace else None
     timer = BodyTimer(test) if spec.time_body else None
+    examples = ExampleRecorder(test, source_root) if spec.record else None
     with installed(recorder, timer):
-        outcome = _run_configured(test, spec, source_root, body)
+        outcome = _replay(test, spec, source_root, body) if spec.replay else None
+    if outcome is None:
+        with installed(recorder, timer, examples):
+            outcome = _run_configured(test, spec, source_root, body)
     if recorder is not None and outcome.status in ("passed", "failed"):
         outcome = replace(outcome, lines=tuple(sorted(recorder.lines)))
+    if examples is not None and outcome.status == "passed":
+        outcome = replace(outcome, examples=examples.encoded())
     return replace(outcome, body_seconds=timer.seconds) if timer is not None else outcome
+
+
+def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome | None:
+    """The run, with the body called on a recorded run's inputs in their order: the same examples Hypothesis
+    would draw under this seed (drawing did not depend on the code), without its per-example machinery.
+
+    Each example gets Hypothesis's own per-example random seeding. None when the body needs what only a real
+    Hypothesis run gives (`note`, `assume`, `event`, ...): the caller then runs it normally."""
+    from hypothesis.errors import HypothesisException
+    from hypothesis.internal.entropy import deterministic_PRNG
+
+    inner = test.hypothesis.inner_test
+    start = time.perf_counter()
+    sandbox.violations.clear()
+    with _soft_timer(spec.budget):
+        try:
+            for args, kwargs in decoded(spec.replay):
+                with deterministic_PRNG():
+                    inner(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise
+        except _OverBudget:
+            return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
+        except HypothesisException:
+            return None
+        except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
+            outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
+            outcome = replace(outcome, counterexample=f"replayed example: args={args!r}, kwargs={kwargs!r}"[:2000])
+        else:
+            outcome = RunOutcome("passed", time.perf_counter() - start)
+    if sandbox.violations:
+        return replace(outcome, status="sandbox", error="refused: " + "; ".join(dict.fromkeys(sandbox.violations))[:500])
+    return outcome
 
 
 def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:

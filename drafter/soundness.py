@@ -35,10 +35,12 @@ def check_soundness(
     run_dir = Path(run_dir).resolve()
 
     def spec(item: Rendered, seed: int, shrink: bool, budget: float = budget_seconds) -> RunSpec:
-        # The seed-0 run (the kill matrix's seed) records the lines of the target it executes: a mutant changing
-        # none of them is not reached. Only that run: tracing makes a run 2-3x slower on 3.11.
+        # The seed-0 run (the kill matrix's seed) records the lines of the target it executes (a mutant changing
+        # none of them is not reached) and its inputs (the kill runs replay them). Only that run: tracing makes a
+        # run 2-3x slower on 3.11.
+        kill_run = seed == 0 and not shrink
         return RunSpec(str(run_dir / item.path), item.test_name, seed, max_examples, shrink, budget,
-                       trace=item.target if seed == 0 and not shrink else "")
+                       trace=item.target if kill_run else "", record=kill_run)
 
     # Seeds first without shrinking (a failure stops at its first example), then one shrinking run per
     # failing candidate, so an unsound candidate costs little and still gets a minimal counterexample.
@@ -93,7 +95,8 @@ def _soundness(candidate_id: str, runs: list[RunOutcome], shrunk: RunOutcome | N
     status = _verdict(runs)
     seconds = statistics.median(run.seconds for run in runs) if runs else 0.0
     if status == "sound":
-        return Soundness(candidate_id, status, seconds, lines=runs[0].lines, traced_examples=max_examples)
+        return Soundness(candidate_id, status, seconds, lines=runs[0].lines, traced_examples=max_examples,
+                         examples=runs[0].examples)
     if status == "unsound":
         failure = shrunk if shrunk is not None and shrunk.status == "failed" else runs[0]
         return Soundness(candidate_id, status, seconds, failure.error, failure.counterexample)

@@ -1,17 +1,23 @@
-"""Watching a run from inside: which lines of the target a candidate executes, and how long its body takes.
+"""Watching a run from inside: which lines of the target a candidate executes, how long its body takes, and
+which inputs its examples pass to the body (for replay).
 
-Installed only for the runs that ask for them: a trace hook (sys.settrace), and a wrapper of the body.
+Installed only for the runs that ask for them: a trace hook (sys.settrace), and wrappers of the body.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import importlib
+import os
+import pickle
 import sys
 import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
+from fractions import Fraction
 
 
 def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
@@ -79,24 +85,102 @@ class BodyTimer:
         self.test.hypothesis.inner_test = self.inner
 
 
+PLAIN_SCALARS = frozenset({type(None), bool, int, float, complex, str, bytes, Decimal, Fraction})
+PLAIN_CONTAINERS = frozenset({tuple, list, dict, set, frozenset})
+
+
+def is_plain(value: object, depth: int = 0) -> bool:
+    """Data whose copy behaves like the original whatever code is loaded: exact builtin types, no subclasses."""
+    kind = type(value)
+    if kind in PLAIN_SCALARS:
+        return True
+    if kind not in PLAIN_CONTAINERS or depth > 20:
+        return False
+    items = [x for pair in value.items() for x in pair] if kind is dict else value
+    return all(is_plain(item, depth + 1) for item in items)
+
+
+class ExampleRecorder:
+    """The inputs each example passes to the body, pickled before the body can change them, so a later run of the
+    same seed can call the body with them directly instead of drawing them again.
+
+    That is equivalent only when drawing did not depend on the code under test: it is void (`why_not`) when code
+    of the source folder ran outside the body (a strategy built from the target), an input is not plain data (an
+    instance of a source class, `st.data()`, a random generator), or an example was rejected (`assume`)."""
+
+    def __init__(self, test, source_root: str | os.PathLike) -> None:
+        self.test, self.root = test, os.path.abspath(source_root) + os.sep
+        self.examples: list[bytes] = []
+        self.why_not = ""
+        self.in_body = False
+
+    def on_call(self, frame: types.FrameType) -> None:
+        if not self.in_body and not self.why_not and os.path.abspath(frame.f_code.co_filename).startswith(self.root):
+            self.why_not = f"code under test ran while drawing inputs ({frame.f_code.co_qualname})"
+
+    def __enter__(self) -> None:
+        from hypothesis.errors import UnsatisfiedAssumption
+
+        self.inner = inner = self.test.hypothesis.inner_test
+
+        @functools.wraps(inner)
+        def recorded(*args, **kwargs):
+            if not self.why_not:
+                if is_plain(args) and is_plain(kwargs):
+                    self.examples.append(pickle.dumps((args, kwargs)))
+                else:
+                    self.why_not = "an input is not plain data"
+            self.in_body = True
+            try:
+                return inner(*args, **kwargs)
+            except UnsatisfiedAssumption:
+                self.why_not = self.why_not or "an example was rejected"
+                raise
+            finally:
+                self.in_body = False
+
+        self.test.hypothesis.inner_test = recorded
+
+    def __exit__(self, *exc: object) -> None:
+        self.test.hypothesis.inner_test = self.inner
+
+    def encoded(self) -> str:
+        """The examples, for RunSpec.replay ("" when a replay would not be equivalent)."""
+        if self.why_not or not self.examples:
+            return ""
+        return base64.b64encode(pickle.dumps(self.examples)).decode()
+
+
+def decoded(replay: str) -> list[tuple[tuple, dict]]:
+    """Fresh copies of recorded examples (each call unpickles anew, so a body that mutates them changes nothing)."""
+    return [pickle.loads(example) for example in pickle.loads(base64.b64decode(replay))]
+
+
 @contextmanager
-def installed(recorder: LineRecorder | None, timer: BodyTimer | None) -> Iterator[None]:
+def installed(recorder: LineRecorder | None, timer: BodyTimer | None,
+              examples: ExampleRecorder | None = None) -> Iterator[None]:
     import threading
 
-    if recorder is None and timer is None:
+    if recorder is None and timer is None and examples is None:
         yield
         return
     previous_trace = sys.gettrace()
-    if recorder is not None:  # threads the candidate starts are traced too
-        sys.settrace(recorder.on_call)
-        threading.settrace(recorder.on_call)
-    if timer is not None:
-        timer.__enter__()
+    if recorder is not None or examples is not None:  # threads the candidate starts are traced too
+        def on_call(frame: types.FrameType, event: str, arg: object):
+            if examples is not None:
+                examples.on_call(frame)
+            return recorder.on_call(frame, event, arg) if recorder is not None else None
+
+        sys.settrace(on_call)
+        threading.settrace(on_call)
+    wrappers = [w for w in (timer, examples) if w is not None]
+    for wrapper in wrappers:
+        wrapper.__enter__()
     try:
         yield
     finally:
-        if recorder is not None:
+        if recorder is not None or examples is not None:
             sys.settrace(previous_trace)
             threading.settrace(previous_trace)  # type: ignore[arg-type]
-        if timer is not None:
-            timer.__exit__()
+        for wrapper in reversed(wrappers):
+            wrapper.__exit__()

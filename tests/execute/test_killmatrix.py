@@ -309,3 +309,46 @@ def test_a_pair_whose_changed_lines_the_clean_runs_never_ran_is_not_reached_and_
                                                                                   max_examples=30).results}
     assert {full[(positive.candidate_id, m)] for m in skipped} == {"survived"}
     assert any(full[(signed.candidate_id, m)] == "assertion" for m in skipped)
+
+
+def test_replaying_recorded_inputs_gives_the_matrix_a_hypothesis_run_gives_and_is_refused_where_it_would_not(
+        kit, pkg, tmp_path):
+    from drafter.soundness import check_soundness
+
+    source, name = pkg
+    run = tmp_path / "run"
+    rendered = [
+        kit.rendered(run, name, "absolute", "signed", "assert absolute(x) == abs(x)"),
+        # The body changes its input in place: each pair must still start from the drawn value.
+        kit.rendered(run, name, "double", "in_place", "xs.append(1)\nassert double(sum(xs)) == 2 * sum(xs)",
+                     given="xs=st.lists(st.integers(-5, 5), max_size=4)"),
+        kit.rendered(run, name, "double", "random_aware", "import random\nassert double(x + random.randint(0, 3)) % 2 == 0"),
+        # Drawing calls code under test: under a mutant the drawn values differ, so it must not replay.
+        kit.rendered(run, name, "double", "drawn_by_target", "assert double(x) == 2 * x",
+                     given="x=st.integers(-9, 9).map(absolute)"),
+        kit.rendered(run, name, "absolute", "assumes", "assume(x % 3 == 0)\nassert absolute(x) >= 0"),
+        kit.rendered(run, name, "absolute", "notes", "note(str(x))\nassert absolute(x) >= 0",
+                     imports="from hypothesis import note"),
+    ]
+    checks = check_soundness(rendered, run, source, seeds=2, max_examples=30, jobs=1)
+    assert [c.status for c in checks] == ["sound"] * 6
+    recorded = {r.test_name: bool(c.examples) for r, c in zip(rendered, checks)}
+    assert recorded == {"test_signed": True, "test_in_place": True, "test_random_aware": True,
+                        "test_drawn_by_target": False, "test_assumes": False, "test_notes": True}
+    mutants = [
+        kit.mutant(source, name, "absolute", "flip", "if x < 0:", "if x > 0:"),
+        kit.mutant(source, name, "absolute", "ret", "        return -x", "        return x"),
+        kit.mutant(source, name, "absolute", "big", "if x < 0:", "if x < -500:"),
+        kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+        kit.mutant(source, name, "double", "odd_scale", "return x * SCALE", "return x * SCALE + (x == 7)"),
+    ]
+
+    def strip(matrix):
+        return [(r.candidate_id, r.mutant_id, r.outcome) for r in matrix.results]
+
+    items = list(zip(rendered, checks))
+    replayed = build_kill_matrix(items, mutants, run, source, jobs=1, max_examples=30)
+    drawn = build_kill_matrix(items, mutants, run, source, jobs=1, max_examples=30, replayed=False)
+    assert strip(replayed) == strip(drawn)
+    assert {"assertion", "survived"} <= {r.outcome for r in replayed.results}
+    assert ("signed", "big") in {k for k, v in outcomes(replayed).items() if v == "assertion"}  # only x < -500 kills
