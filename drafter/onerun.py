@@ -181,9 +181,7 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
             outcome = replace(outcome, counterexample=f"replayed example: args={args!r}, kwargs={kwargs!r}"[:2000])
         else:
             outcome = RunOutcome("passed", time.perf_counter() - start)
-    if sandbox.violations:
-        return replace(outcome, status="sandbox", error="refused: " + "; ".join(dict.fromkeys(sandbox.violations))[:500])
-    return outcome
+    return _boxed(outcome)
 
 
 def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
@@ -200,7 +198,12 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
             outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
         else:
             outcome = RunOutcome("passed", time.perf_counter() - start)
-    if sandbox.violations:  # refused even where the candidate caught the exception
+    return _boxed(outcome)
+
+
+def _boxed(outcome: RunOutcome) -> RunOutcome:
+    """A run the box refused something in is "sandbox", even where the candidate caught the exception."""
+    if sandbox.violations:
         return replace(outcome, status="sandbox", error="refused: " + "; ".join(dict.fromkeys(sandbox.violations))[:500])
     return outcome
 
