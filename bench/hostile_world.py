@@ -325,7 +325,10 @@ class Runner:
         before = snapshot(ctx.root, skip)
         seed_before = snapshot(ctx.ws / "runs" / self.seed_run, set()) if case.seed else {}
         started = time.monotonic()
-        proc = self._spawn(ctx, args, user)
+        try:
+            proc = self._spawn(ctx, args, user)
+        except OSError as exc:  # e.g. the interpreter lives under a folder uid 65534 may not enter
+            return Result(case.name, ["not run"], None, 0.0, [f"cannot start it as uid {user}: {exc}"])
         output, timed_out = self._wait(proc, case, started)
         seconds = time.monotonic() - started
         result = Result(case.name, [], proc.returncode, seconds)
@@ -578,6 +581,7 @@ def drafter_command(spec: str) -> list[str]:
 
 def print_table(results: list[Result], title: str) -> None:
     counts = {c: sum(c in r.classes for r in results) for c in CLASSES}
+    counts["not run"] = sum("not run" in r.classes for r in results)
     counts["clean"] = sum(not r.classes for r in results)
     try:
         from rich.console import Console
