@@ -160,11 +160,18 @@ def source_files(src: Path) -> list[Path]:
 
 
 def tree_hash(src: Path) -> str:
-    """sha256 over relative paths and bytes of every source file of SRC."""
+    """sha256 over relative paths and bytes of every regular file of SRC. FIFOs, devices and symlinks that loop
+    or point nowhere are left out, never opened; names are hashed as the OS holds them (not always UTF-8)."""
     digest = hashlib.sha256()
     for path in source_files(src):
-        digest.update(path.relative_to(src).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        digest.update(os.fsencode(path.relative_to(src).as_posix()) + b"\0")
+        digest.update(hashlib.sha256(data).digest())
     return digest.hexdigest()
 
 

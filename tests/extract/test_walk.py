@@ -140,3 +140,21 @@ def test_corpus_names_that_utf8_cannot_carry_are_escaped(tmp_path):
     os.close(os.open(os.path.join(os.fsencode(corpus), b"odd\xfe.bin"), os.O_CREAT | os.O_WRONLY))
     (corpus / "loop").symlink_to(corpus, target_is_directory=True)
     assert list_corpus([corpus]) == ("odd\\xfe.bin", "plain.txt")  # a folder symlink is not followed
+
+
+def test_the_reports_tree_hash_never_opens_a_fifo_or_chokes_on_loops_and_odd_names(write_tree, tmp_path):
+    import os
+
+    from drafter.runfolder import tree_hash
+
+    src = write_tree({"pkg/__init__.py": "", "pkg/good.py": GOOD})
+    clean = tree_hash(src)
+    os.mkfifo(src / "pkg" / "fifo.py")  # opening it would block for ever
+    (src / "pkg" / "loop.py").symlink_to(src / "pkg" / "loop.py")
+    (src / "pkg" / "ring").symlink_to(src / "pkg" / "ring", target_is_directory=True)
+    assert tree_hash(src) == clean  # neither is a file a run reads
+    os.close(os.open(os.path.join(os.fsencode(src / "pkg"), b"caf\xe9.py"), os.O_CREAT | os.O_WRONLY))
+    with_odd_name = tree_hash(src)
+    assert with_odd_name != clean  # a real file, hashed under the bytes of its name
+    (src / "pkg" / "good.py").write_text(GOOD + "\n# changed\n")
+    assert tree_hash(src) not in (clean, with_odd_name)
