@@ -476,10 +476,10 @@ def config(text: str, **drop) -> Callable[[Ctx], list[str]]:
 
 
 def brackets(ctx: Ctx) -> list[str]:
-    src = ctx.root / "[bold red]src[/] :x:"
+    src = ctx.root / "[bold red]src :x:"  # markup that needs no "/" (a "[/]" would be a subfolder)
     ctx.src.rename(src)
     ctx.src = src
-    ctx.ws = ctx.root / "ws [link=x]y[/link]"
+    ctx.ws = ctx.root / "ws [link=x]y"
     return ctx.run(ctx.good_replay(), src=src)
 
 
