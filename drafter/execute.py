@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from drafter import sandbox
-from drafter.onerun import RunOutcome, RunSpec, load_test, pin_hypothesis_constants, run_test
+from drafter.onerun import RunOutcome, RunSpec, load_test, pin_hypothesis_constants, run_test, warm_unicode_tables
 
 HARD_GRACE = 3.0  # seconds past a run's budget before its worker is killed (the soft timer fires first)
 FRESH_STARTUP = 30.0  # allowance for a fresh interpreter to start and import Hypothesis
@@ -284,6 +284,7 @@ class WorkerPool:
         self.slots: list[_Slot] = []
 
     def __enter__(self) -> WorkerPool:
+        warm_unicode_tables()  # forked workers inherit them instead of building them each
         self.slots = [self._start() for _ in range(self.jobs)]
         return self
 

@@ -134,6 +134,15 @@ def pin_hypothesis_constants() -> None:
     providers.CONSTANTS_CACHE.cache.clear()  # choices already filtered from the old pool
 
 
+def warm_unicode_tables() -> None:
+    """Hypothesis builds the tables behind `st.text()` (about 5 s of CPU for the utf-8 codec) in every process
+    that has neither them in memory nor a file caching them: a pool builds them before its workers fork."""
+    from hypothesis.internal.charmap import charmap, intervals_from_codec
+
+    charmap()
+    intervals_from_codec("utf-8")
+
+
 def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:
     """Run one configured test; never raises for anything the test does (KeyboardInterrupt aside)."""
     configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)

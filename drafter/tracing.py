@@ -113,10 +113,16 @@ class ExampleRecorder:
         self.examples: list[bytes] = []
         self.why_not = ""
         self.in_body = False
+        self.files: dict[str, bool] = {}
 
-    def on_call(self, frame: types.FrameType) -> None:
-        if not self.in_body and not self.why_not and os.path.abspath(frame.f_code.co_filename).startswith(self.root):
-            self.why_not = f"code under test ran while drawing inputs ({frame.f_code.co_qualname})"
+    def on_call(self, code: types.CodeType) -> None:
+        if self.in_body or self.why_not:
+            return
+        inside = self.files.get(code.co_filename)
+        if inside is None:  # once per file: this runs on every call Hypothesis makes while drawing
+            inside = self.files[code.co_filename] = os.path.abspath(code.co_filename).startswith(self.root)
+        if inside:
+            self.why_not = f"code under test ran while drawing inputs ({code.co_qualname})"
 
     def __enter__(self) -> None:
         from hypothesis.errors import UnsatisfiedAssumption
@@ -166,10 +172,13 @@ def installed(recorder: LineRecorder | None, timer: BodyTimer | None,
         return
     previous_trace = sys.gettrace()
     if recorder is not None or examples is not None:  # threads the candidate starts are traced too
-        def on_call(frame: types.FrameType, event: str, arg: object):
-            if examples is not None:
-                examples.on_call(frame)
-            return recorder.on_call(frame, event, arg) if recorder is not None else None
+        on_call = recorder.on_call if recorder is not None else None
+        if examples is not None:  # one Python call per traced call event, as cheap as it can be
+            watch, codes, on_line = examples.on_call, recorder.codes if recorder else (), recorder and recorder.on_line
+
+            def on_call(frame: types.FrameType, event: str, arg: object):
+                watch(frame.f_code)
+                return on_line if id(frame.f_code) in codes else None
 
         sys.settrace(on_call)
         threading.settrace(on_call)
