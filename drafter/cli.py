@@ -93,6 +93,9 @@ RoundsOpt = Annotated[
 MaxCallsOpt = Annotated[
     Optional[int], typer.Option("--max-calls", min=1, help="Cap on model calls over the whole run (every round). Default: no cap.")
 ]
+BudgetOpt = Annotated[Optional[float], typer.Option("--budget", min=0.1, help=(
+    "Seconds a candidate's first clean run may take (the cap); its other seeds and its kill runs get 10x its own "
+    f"clean time, at least 2 s, at most the cap. Default: {DEFAULTS.budget:g}."))]
 MaxTokensOpt = Annotated[
     Optional[int],
     typer.Option("--max-tokens", min=1, help="Cap on model tokens (prompt + completion) over the whole run. Default: no cap."),
@@ -274,6 +277,7 @@ def run(
     rounds: RoundsOpt = None,
     max_calls: MaxCallsOpt = None,
     max_tokens: MaxTokensOpt = None,
+    budget: BudgetOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
@@ -283,7 +287,7 @@ def run(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
-        cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens,
+        cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
     )
     _print_run(result, fail_under_kept, fail_under_score)
 
@@ -326,6 +330,7 @@ def refresh(
     no_cache: NoCacheOpt = False,
     fail_under_kept: FailUnderKeptOpt = None,
     fail_under_score: FailUnderScoreOpt = None,
+    budget: BudgetOpt = None,
 ) -> None:
     """The scheduled job: redraft only targets that are new or whose signature or docstring changed since the
     newest complete run for SRC; carry the others' results and kept files forward.
@@ -338,7 +343,7 @@ def refresh(
     result = _execute(
         refresh_stage, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, base_url=base_url, concurrency=concurrency,
-        temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None,
+        temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None, budget=budget,
     )
     plan = result.plan
     baseline = plan.baseline.name if plan.baseline else "none (first run: everything is drafted)"

@@ -23,6 +23,7 @@ class Settings:
     jobs: int = field(default_factory=default_jobs)  # the cores this process may use
     max_examples: int = 100
     seeds: int = 5
+    budget: float = 30.0  # seconds: the cap on a candidate's first clean run; its later runs scale from that run
     base_url: str | None = None
     concurrency: int = 4
     temperature: float = 0.2
@@ -40,7 +41,7 @@ STR_LIST_KEYS = {"select"}
 # key -> (smallest, largest) allowed value
 INT_RANGES = {"jobs": (1, 256), "max_examples": (1, 100_000), "seeds": (1, 1_000), "concurrency": (1, 256),
               "retries": (0, 100), "rounds": (1, 20), "max_calls": (1, 10_000_000), "max_tokens": (1, 10**12)}
-FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0)}
+FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0), "budget": (0.1, 86_400.0)}
 BOOL_KEYS = {"cache"}
 
 

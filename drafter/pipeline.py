@@ -441,7 +441,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
     with clock.measure("soundness"):
         checks = check_soundness(
             list(rendered.values()), run_dir, source_dir, seeds=settings.seeds, max_examples=settings.max_examples,
-            jobs=settings.jobs, on_progress=lambda _id: reporter.advance(),
+            jobs=settings.jobs, budget_seconds=settings.budget, on_progress=lambda _id: reporter.advance(),
         )
     for check in checks:
         sound_now = check.status == "sound"
@@ -480,7 +480,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
         settings={"max_examples": settings.max_examples, "seeds": settings.seeds, "jobs": settings.jobs,
-                  "known_bad": str(settings.known_bad) if settings.known_bad else None,
+                  "budget": settings.budget, "known_bad": str(settings.known_bad) if settings.known_bad else None,
                   "prompts": drafted_run.prompts_version},
     )
     write_candidates(run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)

@@ -306,7 +306,7 @@ def _checks(state: RunOutcome, drafted: list[Drafted], settings: Settings, repor
     verdicts.update(failures)
     reporter.stage("soundness", total=len(rendered))
     checks = check_soundness(list(rendered.values()), run_dir, source_dir, seeds=settings.seeds,
-                             max_examples=settings.max_examples, jobs=settings.jobs,
+                             max_examples=settings.max_examples, jobs=settings.jobs, budget_seconds=settings.budget,
                              on_progress=lambda _id: reporter.advance()) if rendered else []
     for check in checks:
         sound_now = check.status == "sound"

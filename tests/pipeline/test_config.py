@@ -50,6 +50,7 @@ def test_unparseable_toml_names_the_file(tmp_path: Path):
     ("jobs = inf", "key 'jobs' has a bad value inf (expected a whole number from 1 to 256)"),
     ("max-examples = 0", "key 'max-examples' has a bad value 0 (expected a whole number from 1 to 100000)"),
     ("timeout = -5", "key 'timeout' has a bad value -5 (expected a number from 0.001 to 86400.0)"),
+    ("budget = -1", "key 'budget' has a bad value -1 (expected a number from 0.1 to 86400.0)"),
     ("temperature = nan", "key 'temperature' has a bad value nan (expected a number from 0.0 to 2.0)"),
     ("retries = 1.5", "key 'retries' has a bad value 1.5 (expected a whole number from 0 to 100)"),
 ])

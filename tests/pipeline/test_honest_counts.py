@@ -69,3 +69,29 @@ def test_unmet_mutants_are_not_evaluated_and_unexecuted_ones_not_reached(tmp_pat
     assert data["summary"]["matrix"]["not_reached_pairs"] == len(unreached)
     markdown = result.report_paths[1].read_text()
     assert "1 not evaluated" in markdown and f"Mutants not reached ({len(unreached)})" in markdown
+
+
+def test_budget_caps_a_slow_candidates_clean_run_and_the_fast_one_beside_it_is_kept(tmp_path: Path):
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "calc.py").write_text(MODULE + '''
+
+def crawl(x: int) -> int:
+    """Minus x, slowly."""
+    import time
+    time.sleep(0.2)
+    return -x
+''')
+    replies = {
+        "pkg.calc:negate": {"candidates": [candidate("twice_is_identity", "assert negate(negate(x)) == x")]},
+        "pkg.calc:crawl": {"candidates": [candidate("twice_is_identity", "assert crawl(crawl(x)) == x")]},
+    }
+    (tmp_path / "replies.json").write_text(json.dumps(replies))
+    result = run(src, Settings(model=f"replay:{tmp_path / 'replies.json'}", workspace=tmp_path / "ws",
+                               jobs=1, max_examples=20, seeds=2, budget=1.0))
+    data = json.loads(result.report_paths[0].read_text())
+    verdicts = {c["target"]: (c["status"], c["reason"], c["detail"]) for c in data["candidates"]}
+    assert verdicts["pkg.calc:crawl"] == ("rejected", "timeout", "over the budget of 1.0s")  # 20 x 0.4 s
+    assert verdicts["pkg.calc:negate"][0] == "kept"
+    assert data["settings"]["budget"] == 1.0
