@@ -29,6 +29,7 @@ from drafter.models.strategies import (
     param_guess,
     same_annotation,
 )
+from drafter.models.textforms import text_form_proposals
 
 INVERSE_VERBS = (
     ("encode", "decode"), ("dumps", "loads"), ("dump", "load"), ("serialize", "deserialize"),
@@ -129,6 +130,7 @@ class _Drafter:
             return [], why
         self._round_trips(call)
         self._idempotence(call)
+        self._text_forms(call)
         self._docstring_invariants(call)
         self._rate_moves_result(call)
         self._monotonic(call)
@@ -368,16 +370,23 @@ class _Drafter:
         self._add(f"{t.name}_is_idempotent", "idempotence", call, body,
                   "an implementation that keeps changing its own output", f"{reason}: applying it twice equals once")
 
+    def _text_forms(self, call: Call) -> None:
+        if "self" in call.inputs:
+            return
+        for p in text_form_proposals(self.t, self.siblings, self.names, call.inputs, call.text, self._guarded):
+            self._add(p.name, p.kind, call, p.body, p.counterexample, p.why, p.inputs)
+
     def _docstring_invariants(self, call: Call) -> None:
         doc = self.doc.lower()
         returns = self._returns()
         head = annotation_head(returns)
         out = self._guarded(f"out = {call.text}")
         if head == "str" or (not returns and _text_params(call)):
-            if re.search(r"upper[ -]?case", doc):
+            # Not inside an identifier: a parameter `uppercase_first_letter` promises nothing about the result.
+            if re.search(r"(?<!\w)upper[ -]?case(?!\w)", doc):
                 self._add("result_is_upper_case", "invariant", call, out + "\nassert out == out.upper()",
                           "a version that forgets to upper-case", "the docstring promises upper case")
-            if re.search(r"lower[ -]?case", doc):
+            if re.search(r"(?<!\w)lower[ -]?case(?!\w)", doc):
                 self._add("result_is_lower_case", "invariant", call, out + "\nassert out == out.lower()",
                           "a version that forgets to lower-case", "the docstring promises lower case")
             if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
