@@ -29,6 +29,8 @@ from drafter.models.strategies import (
     param_guess,
     same_annotation,
 )
+from drafter.models.methods import MethodFamilies
+from drafter.models.source_facts import constructor_rejects_negatives, type_aliases, type_variables
 from drafter.models.textforms import text_form_proposals
 
 INVERSE_VERBS = (
@@ -103,14 +105,17 @@ class Call:
         return f"{self.callee}({', '.join(parts)})"
 
 
-class _Drafter:
+class _Drafter(MethodFamilies):
     def __init__(self, target: Target, extraction: Extraction):
         self.t = target
         self.x = extraction
         self.names = frozenset(extraction.module_names.get(target.module, ()))
         self.classes = {c.name: c for c in extraction.classes if c.module == target.module or c.name in self.names}
         self.doc = target.docstring or ""
+        rejects = frozenset(c.name for c in self.classes.values()
+                            if c.kind != "enum" and constructor_rejects_negatives(extraction.root, c.module, c.name))
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
+                           aliases=type_aliases(extraction.root), rejects_negative=rejects,
                            constants=extraction.constants.get(target.module, {}))
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
@@ -118,6 +123,14 @@ class _Drafter:
         # Calls that may legitimately fail are guarded with the documented error, else the module's only one.
         self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else None)
         self.out: list[dict] = []
+        # isinstance() needs a class: a TypeVar result is the owner for a classmethod, else nothing checkable.
+        typevars = type_variables(extraction.root)
+        self.checkable = self.names - typevars
+        if annotation_head(self._returns()) in typevars and "classmethod" in {
+                d.rsplit(".", 1)[-1] for d in target.decorators} and target.owner in self.names:
+            self.result_class: str | None = target.owner
+        else:
+            self.result_class = None
 
     # -------------------------------------------------------------- entry
 
@@ -129,6 +142,7 @@ class _Drafter:
         if call is None:
             return [], why
         self._round_trips(call)
+        self._method_families(call)
         self._idempotence(call)
         self._text_forms(call)
         self._docstring_invariants(call)
@@ -483,7 +497,7 @@ class _Drafter:
         if not self.error or self.error in ("TypeError", "KeyError"):
             return
         returns = self._returns()
-        expected = _isinstance_target(returns, self.names)
+        expected = self.result_class or _isinstance_target(returns, self.checkable)
         check = f"out is None or isinstance(out, {expected})" if expected else None
         if check is None:
             return
@@ -494,11 +508,11 @@ class _Drafter:
 
     def _type_and_bounds(self, call: Call) -> None:
         returns = self._returns()
-        expected = _isinstance_target(returns, self.names)
+        expected = self.result_class or _isinstance_target(returns, self.checkable)
         out = self._guarded(f"out = {call.text}")
         if expected:
             check = f"assert isinstance(out, {expected})"
-            elem = _element_type(returns, self.names)
+            elem = _element_type(returns, self.checkable)
             if elem:
                 check += f"\nassert all(isinstance(x, {elem}) for x in out)"
             self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + check,

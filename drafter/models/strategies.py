@@ -57,6 +57,8 @@ class Context:
     nonneg: frozenset[str] = frozenset()  # params the docstring says must not be negative
     constants: dict[str, tuple[str | int, ...]] = field(default_factory=dict)  # the module's literal collections
     unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
+    aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: name -> annotation
+    rejects_negative: frozenset[str] = frozenset()  # classes whose constructor raises on a negative number
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -157,6 +159,13 @@ def _simple(dotted: str, name: str, ctx: Context, depth: int) -> Guess | None:
         return _generic("dict", [ast.Name("str"), ast.Name("int")], name, ctx, depth)
     if head in ("Any", "object"):
         return _any(depth)
+    if head in ctx.aliases and head not in ctx.classes:
+        try:
+            aliased = ast.parse(ctx.aliases[head], mode="eval").body
+        except SyntaxError:
+            return None
+        guess = _from_node(aliased, name, ctx, depth + 1)
+        return replace(guess, basis=_joined(guess.basis, f"{head} = {ctx.aliases[head]}")) if guess else None
     return _class(dotted, ctx, depth)
 
 
@@ -166,9 +175,9 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
         listed = listed_values(name, str if head == "str" else int, ctx)
         if listed is not None:
             return listed
-    if head == "int":
+    if head in ("int", "SupportsInt", "SupportsIndex"):
         return Guess(int_expr(name, nonneg), "int", "")
-    if head == "float":
+    if head in ("float", "SupportsFloat"):
         low = "0.0" if nonneg else "-1000000.0"
         return Guess(f"st.floats(min_value={low}, max_value=1000000.0, allow_nan=False)", "float", "")
     if head == "Decimal":
@@ -285,10 +294,11 @@ def _class(dotted: str, ctx: Context, depth: int) -> Guess | None:
 def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
     """`st.builds(Cls, field=...)` from the class's fields; fields with defaults may be left to them."""
     args, bases = [], []
+    rejects = info.name in ctx.rejects_negative
     for param in info.fields:
         if param.kind in ("var_positional", "var_keyword"):
             continue
-        sub = replace(ctx, nonneg=frozenset(), unpacked=param.unpacked)
+        sub = replace(ctx, nonneg=frozenset({param.name} if rejects else ()), unpacked=param.unpacked)
         guess = (_from_node(ast.parse(param.annotation, mode="eval").body, param.name, sub, depth + 1)
                  if param.annotation and _parses(param.annotation) else unannotated_guess(param, sub))
         if guess is None:
@@ -298,6 +308,8 @@ def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
         args.append(f"{param.name}={guess.expr}")
         bases.append(guess.basis)
     expr = f"st.builds({info.name}{''.join(', ' + a for a in args)})"
+    if rejects:
+        bases.append(f"the constructor of {info.name} rejects negative numbers")
     return Guess(expr, "class", _joined(*bases), cls=info.name)
 
 

@@ -146,7 +146,7 @@ def _example_relations(target: Target, siblings: list[Target], public: frozenset
         for method in ("endswith", "startswith"):
             if all(getattr(m, method)(o) for m, o in shared):
                 out.append(Proposal(
-                    f"{target.name}_{method}_{g}", "relation", f"assert {target.name}({name}).{method}({g}({name}))",
+                    f"{target.name}_{method}_{g}", "invariant", f"assert {target.name}({name}).{method}({g}({name}))",
                     f"a {target.name} that drops or alters the part {g} computes",
                     f"on each of the {len(shared)} inputs both docstrings show, {target.name}'s result "
                     f"{ {'endswith': 'ends with', 'startswith': 'starts with'}[method]} {g}'s. Strategies: {name}: {strategy}",
