@@ -30,7 +30,8 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.methods import MethodFamilies
-from drafter.models.source_facts import constructor_rejects_negatives, type_aliases, type_variables
+from drafter.models.source_facts import (constructor_rejects_negatives, raised_in_body, type_aliases,
+                                         type_variables)
 from drafter.models.textforms import text_form_proposals
 
 INVERSE_VERBS = (
@@ -121,7 +122,10 @@ class _Drafter(MethodFamilies):
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
         # Calls that may legitimately fail are guarded with the documented error, else the module's only one.
-        self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else None)
+        # Without either, the errors the body itself raises (SystemExit is a command line's, not a contract).
+        raised = [e for e in raised_in_body(extraction.root, target.file, target.line) if e != "SystemExit"]
+        body_guard = raised[0] if len(raised) == 1 else (f"({', '.join(raised)})" if raised else None)
+        self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else body_guard)
         self.out: list[dict] = []
         # isinstance() needs a class: a TypeVar result is the owner for a classmethod, else nothing checkable.
         typevars = type_variables(extraction.root)

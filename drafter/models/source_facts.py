@@ -133,3 +133,34 @@ def _type_variables(root: str, stamp: tuple) -> frozenset[str]:
 def type_variables(root: str) -> frozenset[str]:
     """Names bound to `TypeVar(...)` at module level under SRC: not classes, so never an isinstance() target."""
     return _type_variables(root, _stamp(root))
+
+
+def raised_in_body(root: str, file: str, line: int) -> tuple[str, ...]:
+    """Exception class names the function defined at `line` of `file` raises itself (`raise ValueError(...)`), or
+    through a method of its own class it calls as `self.x(...)`/`cls.x(...)` (one level: validators)."""
+    tree = _tree(Path(root) / file)
+    for owner in ast.walk(tree) if tree else ():
+        body = owner.body if isinstance(owner, (ast.Module, ast.ClassDef)) else []
+        functions = {f.name: f for f in body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for function in functions.values():
+            if line not in (function.lineno, *(d.lineno for d in function.decorator_list)):
+                continue
+            names = set(_raised(function))
+            if isinstance(owner, ast.ClassDef):
+                for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+                    func = call.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                            func.value.id in ("self", "cls") and func.attr in functions:
+                        names |= _raised(functions[func.attr])
+            return tuple(sorted(names))
+    return ()
+
+
+def _raised(function: ast.AST) -> set[str]:
+    names = set()
+    for raised in (n for n in ast.walk(function) if isinstance(n, ast.Raise) and n.exc is not None):
+        exc = raised.exc.func if isinstance(raised.exc, ast.Call) else raised.exc
+        name = exc.id if isinstance(exc, ast.Name) else getattr(exc, "attr", "")
+        if name and name[0].isupper() and name != "NotImplementedError":
+            names.add(name)
+    return names
