@@ -46,7 +46,10 @@ def _aliases(root: str, stamp: tuple) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for path in _python_files(Path(root)):
         tree = _tree(path)
-        for statement in tree.body if tree else ():
+        statements = list(tree.body) if tree else []
+        for block in [s for s in statements if isinstance(s, ast.If)]:  # `if TYPE_CHECKING:` aliases
+            statements += block.body
+        for statement in statements:
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
                     isinstance(statement.targets[0], ast.Name):
                 name, value = statement.targets[0].id, statement.value

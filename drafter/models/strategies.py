@@ -193,7 +193,17 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
         return Guess("st.booleans()", "bool", "")
     if head == "None":
         return Guess("st.none()", "none", "")
+    if head in TIME_STRATEGIES:
+        return Guess(TIME_STRATEGIES[head], "time", "")
     return None
+
+
+# Bounded to a few centuries around now: the values real date code is written for.
+TIME_STRATEGIES = {
+    "timedelta": "st.timedeltas(min_value=datetime.timedelta(days=-3650), max_value=datetime.timedelta(days=3650))",
+    "datetime": "st.datetimes(min_value=datetime.datetime(1900, 1, 1), max_value=datetime.datetime(2100, 1, 1))",
+    "date": "st.dates(min_value=datetime.date(1900, 1, 1), max_value=datetime.date(2100, 1, 1))",
+}
 
 
 def listed_values(name: str, kind: type, ctx: Context) -> Guess | None:
