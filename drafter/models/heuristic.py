@@ -32,7 +32,7 @@ from drafter.models.strategies import (
 from drafter.models.methods import MethodFamilies
 from drafter.models.source_facts import (constructor_rejects_negatives, raised_in_body, type_aliases,
                                          type_variables)
-from drafter.models.textforms import text_form_proposals
+from drafter.models.textforms import prose, text_form_proposals
 
 INVERSE_VERBS = (
     ("encode", "decode"), ("dumps", "loads"), ("dump", "load"), ("serialize", "deserialize"),
@@ -200,6 +200,9 @@ class _Drafter(MethodFamilies):
                 guess = Guess(override[param.name], "override", "chosen for this relation")
                 base_guess = param_guess(param, ctx)
                 kinds[param.name] = base_guess or guess
+            elif _is_format_template(param):
+                keyword_only_now = True  # a format template keeps its default: random text is not a template
+                continue
             else:
                 guess = param_guess(param, ctx)
                 if guess is None:
@@ -410,7 +413,8 @@ class _Drafter(MethodFamilies):
             if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
                 self._add("result_has_no_surrounding_blanks", "invariant", call, out + "\nassert out == out.strip()",
                           "a version that keeps leading or trailing blanks", "the docstring says blanks are removed")
-            quoted = re.findall(r"'([^'\n]{1,20})'", self.doc)
+            # From the prose only: a doctest's outputs are examples of results, not the list of possible ones.
+            quoted = re.findall(r"'([^'\n]{1,20})'", prose(self.doc))
             if head == "str" and len(quoted) >= 2 and re.search(r"\bor\b", doc):
                 values = ", ".join(repr(q) for q in dict.fromkeys(quoted))
                 self._add("result_is_a_documented_value", "invariant", call, out + f"\nassert out in ({values},)",
@@ -560,6 +564,18 @@ def _subjects_match(a: str, b: str, t1: Target, t2: Target) -> bool:
 def _x_to_y(name: str) -> tuple[str, str] | None:
     match = re.fullmatch(r"([a-z0-9]+)_to_([a-z0-9]+)", name.lower())
     return (match.group(1), match.group(2)) if match else None
+
+
+def _is_format_template(param: Param) -> bool:
+    """A defaulted `format="%.1f"`-like parameter: its values are format strings, whose grammar no text strategy knows."""
+    if param.default is None:
+        return False
+    try:
+        value = ast.literal_eval(param.default)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return isinstance(value, str) and (param.name in ("format", "fmt", "template", "format_spec") or
+                                       re.search(r"%[-+ #0]*\d*(\.\d+)?[a-zA-Z]|\{[^{}]*\}", value) is not None)
 
 
 def _why_no_strategy(param: Param) -> str:

@@ -24,7 +24,8 @@ MONEY_NAMES = {"amount", "price", "total", "cost", "subtotal", "balance", "fee",
 RATE_NAMES = {"rate", "ratio", "percent", "percentage", "pct", "factor", "fraction", "discount", "share", "weight"}
 COUNT_FROM_ONE = {"parts", "chunks", "groups", "buckets", "pieces", "ways", "batches", "pages", "workers", "n_parts"}
 COUNT_NAMES = {"n", "count", "size", "length", "limit", "width", "height", "times", "repeat", "k", "num", "number",
-               "depth", "index", "idx", "i", "j", "offset", "start", "stop", "end", "lineno", "indent", "ceiling", "floor"}
+               "depth", "index", "idx", "i", "j", "offset", "start", "stop", "end", "lineno", "indent", "ceiling", "floor",
+               "precision", "ndigits", "digits", "places", "decimals"}
 STATUS_NAMES = {"status", "status_code", "http_status"}
 TEXT_NAMES = {"s", "text", "string", "name", "code", "label", "title", "slug", "word", "key", "prefix", "suffix",
               "sep", "separator", "message", "msg", "url", "email", "line", "path", "currency", "query", "template"}
