@@ -113,11 +113,14 @@ def text_form_proposals(target: Target, siblings: list[Target], public: frozense
     if replaced and annotation_head(target.returns) in ("str", "") and plain:
         gone = SEPARATOR_WORDS[replaced.group(1)]
         if gone != SEPARATOR_WORDS[replaced.group(2)]:
-            if not target.owner:
+            if not target.owner and name is not None:
+                # Text that contains what is replaced, often: arbitrary Unicode would rarely draw a '_'.
+                rich = f"st.text(alphabet=string.ascii_letters + string.digits + {(gone + ' ') if gone != ' ' else ' '!r}, max_size=20)"
                 out.append(Proposal(
-                    f"result_has_no_{replaced.group(1)}", "invariant", guarded(f"out = {call}") +
+                    f"result_has_no_{replaced.group(1)}", "invariant", guarded(f"out = {f}({name})") +
                     f"\nassert {gone!r} not in out", f"a version that leaves some {replaced.group(1)} in place",
-                    f"the docstring says it replaces {replaced.group(1)} with {replaced.group(2)}", dict(plain)))
+                    f"the docstring says it replaces {replaced.group(1)} with {replaced.group(2)}. Strategies: "
+                    f"{name}: letters, digits and {replaced.group(1)}", {name: rich}))
     if re.search(r"\bascii\b", said) and annotation_head(target.returns) == "str" and plain and not target.owner:
         out.append(Proposal(
             "result_is_ascii", "invariant", guarded(f"out = {call}") + "\nassert out.isascii()",
