@@ -25,6 +25,9 @@ from drafter.models.strategies import (
     annotation_names,
     class_builds,
     decimal_expr,
+    element_type,
+    is_format_template,
+    isinstance_target,
     nonnegative_params,
     param_guess,
     same_annotation,
@@ -200,7 +203,7 @@ class _Drafter(MethodFamilies):
                 guess = Guess(override[param.name], "override", "chosen for this relation")
                 base_guess = param_guess(param, ctx)
                 kinds[param.name] = base_guess or guess
-            elif _is_format_template(param):
+            elif is_format_template(param):
                 keyword_only_now = True  # a format template keeps its default: random text is not a template
                 continue
             else:
@@ -505,7 +508,7 @@ class _Drafter(MethodFamilies):
         if not self.error or self.error in ("TypeError", "KeyError"):
             return
         returns = self._returns()
-        expected = self.result_class or _isinstance_target(returns, self.checkable)
+        expected = self.result_class or isinstance_target(returns, self.checkable)
         check = f"out is None or isinstance(out, {expected})" if expected else None
         if check is None:
             return
@@ -516,11 +519,11 @@ class _Drafter(MethodFamilies):
 
     def _type_and_bounds(self, call: Call) -> None:
         returns = self._returns()
-        expected = self.result_class or _isinstance_target(returns, self.checkable)
+        expected = self.result_class or isinstance_target(returns, self.checkable)
         out = self._guarded(f"out = {call.text}")
         if expected:
             check = f"assert isinstance(out, {expected})"
-            elem = _element_type(returns, self.checkable)
+            elem = element_type(returns, self.checkable)
             if elem:
                 check += f"\nassert all(isinstance(x, {elem}) for x in out)"
             self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + check,
@@ -566,18 +569,6 @@ def _x_to_y(name: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
-def _is_format_template(param: Param) -> bool:
-    """A defaulted `format="%.1f"`-like parameter: its values are format strings, whose grammar no text strategy knows."""
-    if param.default is None:
-        return False
-    try:
-        value = ast.literal_eval(param.default)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
-    return isinstance(value, str) and (param.name in ("format", "fmt", "template", "format_spec") or
-                                       re.search(r"%[-+ #0]*\d*(\.\d+)?[a-zA-Z]|\{[^{}]*\}", value) is not None)
-
-
 def _why_no_strategy(param: Param) -> str:
     if param.annotation:
         return f"annotation {param.annotation} unknown"
@@ -597,29 +588,3 @@ def _is_number(text: str) -> bool:
 def _snake(text: str) -> str:
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)
     return re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_") or "value"
-
-
-def _isinstance_target(returns: str, names: frozenset[str]) -> str | None:
-    """The class for isinstance() from a return annotation, when it is a plain nameable type."""
-    head = annotation_head(returns)
-    builtin = {"int": "int", "float": "(int, float)", "str": "str", "bytes": "bytes", "bool": "bool", "list": "list",
-               "List": "list", "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple", "set": "set",
-               "frozenset": "frozenset", "Decimal": "Decimal", "Fraction": "Fraction"}
-    if head in builtin:
-        return builtin[head]
-    if head and head.isidentifier() and head in names and head[0].isupper():
-        return head
-    return None
-
-
-def _element_type(returns: str, names: frozenset[str]) -> str | None:
-    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
-    try:
-        node = ast.parse(returns.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
-        return None
-    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
-        return None
-    return _isinstance_target(ast.unparse(node.slice), names)

@@ -505,3 +505,44 @@ def nonnegative_params(params: tuple[Param, ...], docstring: str) -> frozenset[s
             if re.search(rf"\b{re.escape(param.name.lower())}\b", lowered):
                 found.add(param.name)
     return frozenset(found)
+
+
+# ------------------------------------------------------------------ annotations of results and templates
+
+
+def is_format_template(param: Param) -> bool:
+    """A defaulted `format="%.1f"`-like parameter: its values are format strings, whose grammar no text strategy knows."""
+    if param.default is None:
+        return False
+    try:
+        value = ast.literal_eval(param.default)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return isinstance(value, str) and (param.name in ("format", "fmt", "template", "format_spec") or
+                                       re.search(r"%[-+ #0]*\d*(\.\d+)?[a-zA-Z]|\{[^{}]*\}", value) is not None)
+
+
+def isinstance_target(returns: str, names: frozenset[str]) -> str | None:
+    """The class for isinstance() from a return annotation, when it is a plain nameable type."""
+    head = annotation_head(returns)
+    builtin = {"int": "int", "float": "(int, float)", "str": "str", "bytes": "bytes", "bool": "bool", "list": "list",
+               "List": "list", "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple", "set": "set",
+               "frozenset": "frozenset", "Decimal": "Decimal", "Fraction": "Fraction"}
+    if head in builtin:
+        return builtin[head]
+    if head and head.isidentifier() and head in names and head[0].isupper():
+        return head
+    return None
+
+
+def element_type(returns: str, names: frozenset[str]) -> str | None:
+    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
+    try:
+        node = ast.parse(returns.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return None
+    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
+        return None
+    return isinstance_target(ast.unparse(node.slice), names)
