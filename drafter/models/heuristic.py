@@ -25,10 +25,17 @@ from drafter.models.strategies import (
     annotation_names,
     class_builds,
     decimal_expr,
+    element_type,
+    is_format_template,
+    isinstance_target,
     nonnegative_params,
     param_guess,
     same_annotation,
 )
+from drafter.models.methods import MethodFamilies
+from drafter.models.source_facts import (constructor_rejects_negatives, raised_in_body, type_aliases,
+                                         type_variables)
+from drafter.models.textforms import prose, text_form_proposals
 
 INVERSE_VERBS = (
     ("encode", "decode"), ("dumps", "loads"), ("dump", "load"), ("serialize", "deserialize"),
@@ -102,21 +109,35 @@ class Call:
         return f"{self.callee}({', '.join(parts)})"
 
 
-class _Drafter:
+class _Drafter(MethodFamilies):
     def __init__(self, target: Target, extraction: Extraction):
         self.t = target
         self.x = extraction
         self.names = frozenset(extraction.module_names.get(target.module, ()))
         self.classes = {c.name: c for c in extraction.classes if c.module == target.module or c.name in self.names}
         self.doc = target.docstring or ""
+        rejects = frozenset(c.name for c in self.classes.values()
+                            if c.kind != "enum" and constructor_rejects_negatives(extraction.root, c.module, c.name))
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
+                           aliases=type_aliases(extraction.root), rejects_negative=rejects,
                            constants=extraction.constants.get(target.module, {}))
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
         # Calls that may legitimately fail are guarded with the documented error, else the module's only one.
-        self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else None)
+        # Without either, the errors the body itself raises (SystemExit is a command line's, not a contract).
+        raised = [e for e in raised_in_body(extraction.root, target.file, target.line) if e != "SystemExit"]
+        body_guard = raised[0] if len(raised) == 1 else (f"({', '.join(raised)})" if raised else None)
+        self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else body_guard)
         self.out: list[dict] = []
+        # isinstance() needs a class: a TypeVar result is the owner for a classmethod, else nothing checkable.
+        typevars = type_variables(extraction.root)
+        self.checkable = self.names - typevars
+        if annotation_head(self._returns()) in typevars and "classmethod" in {
+                d.rsplit(".", 1)[-1] for d in target.decorators} and target.owner in self.names:
+            self.result_class: str | None = target.owner
+        else:
+            self.result_class = None
 
     # -------------------------------------------------------------- entry
 
@@ -128,7 +149,9 @@ class _Drafter:
         if call is None:
             return [], why
         self._round_trips(call)
+        self._method_families(call)
         self._idempotence(call)
+        self._text_forms(call)
         self._docstring_invariants(call)
         self._rate_moves_result(call)
         self._monotonic(call)
@@ -180,6 +203,9 @@ class _Drafter:
                 guess = Guess(override[param.name], "override", "chosen for this relation")
                 base_guess = param_guess(param, ctx)
                 kinds[param.name] = base_guess or guess
+            elif is_format_template(param):
+                keyword_only_now = True  # a format template keeps its default: random text is not a template
+                continue
             else:
                 guess = param_guess(param, ctx)
                 if guess is None:
@@ -368,22 +394,30 @@ class _Drafter:
         self._add(f"{t.name}_is_idempotent", "idempotence", call, body,
                   "an implementation that keeps changing its own output", f"{reason}: applying it twice equals once")
 
+    def _text_forms(self, call: Call) -> None:
+        if "self" in call.inputs:
+            return
+        for p in text_form_proposals(self.t, self.siblings, self.names, call.inputs, call.text, self._guarded):
+            self._add(p.name, p.kind, call, p.body, p.counterexample, p.why, p.inputs)
+
     def _docstring_invariants(self, call: Call) -> None:
         doc = self.doc.lower()
         returns = self._returns()
         head = annotation_head(returns)
         out = self._guarded(f"out = {call.text}")
         if head == "str" or (not returns and _text_params(call)):
-            if re.search(r"upper[ -]?case", doc):
+            # Not inside an identifier: a parameter `uppercase_first_letter` promises nothing about the result.
+            if re.search(r"(?<!\w)upper[ -]?case(?!\w)", doc):
                 self._add("result_is_upper_case", "invariant", call, out + "\nassert out == out.upper()",
                           "a version that forgets to upper-case", "the docstring promises upper case")
-            if re.search(r"lower[ -]?case", doc):
+            if re.search(r"(?<!\w)lower[ -]?case(?!\w)", doc):
                 self._add("result_is_lower_case", "invariant", call, out + "\nassert out == out.lower()",
                           "a version that forgets to lower-case", "the docstring promises lower case")
             if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
                 self._add("result_has_no_surrounding_blanks", "invariant", call, out + "\nassert out == out.strip()",
                           "a version that keeps leading or trailing blanks", "the docstring says blanks are removed")
-            quoted = re.findall(r"'([^'\n]{1,20})'", self.doc)
+            # From the prose only: a doctest's outputs are examples of results, not the list of possible ones.
+            quoted = re.findall(r"'([^'\n]{1,20})'", prose(self.doc))
             if head == "str" and len(quoted) >= 2 and re.search(r"\bor\b", doc):
                 values = ", ".join(repr(q) for q in dict.fromkeys(quoted))
                 self._add("result_is_a_documented_value", "invariant", call, out + f"\nassert out in ({values},)",
@@ -474,7 +508,7 @@ class _Drafter:
         if not self.error or self.error in ("TypeError", "KeyError"):
             return
         returns = self._returns()
-        expected = _isinstance_target(returns, self.names)
+        expected = self.result_class or isinstance_target(returns, self.checkable)
         check = f"out is None or isinstance(out, {expected})" if expected else None
         if check is None:
             return
@@ -485,11 +519,11 @@ class _Drafter:
 
     def _type_and_bounds(self, call: Call) -> None:
         returns = self._returns()
-        expected = _isinstance_target(returns, self.names)
+        expected = self.result_class or isinstance_target(returns, self.checkable)
         out = self._guarded(f"out = {call.text}")
         if expected:
             check = f"assert isinstance(out, {expected})"
-            elem = _element_type(returns, self.names)
+            elem = element_type(returns, self.checkable)
             if elem:
                 check += f"\nassert all(isinstance(x, {elem}) for x in out)"
             self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + check,
@@ -554,29 +588,3 @@ def _is_number(text: str) -> bool:
 def _snake(text: str) -> str:
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)
     return re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_") or "value"
-
-
-def _isinstance_target(returns: str, names: frozenset[str]) -> str | None:
-    """The class for isinstance() from a return annotation, when it is a plain nameable type."""
-    head = annotation_head(returns)
-    builtin = {"int": "int", "float": "(int, float)", "str": "str", "bytes": "bytes", "bool": "bool", "list": "list",
-               "List": "list", "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple", "set": "set",
-               "frozenset": "frozenset", "Decimal": "Decimal", "Fraction": "Fraction"}
-    if head in builtin:
-        return builtin[head]
-    if head and head.isidentifier() and head in names and head[0].isupper():
-        return head
-    return None
-
-
-def _element_type(returns: str, names: frozenset[str]) -> str | None:
-    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
-    try:
-        node = ast.parse(returns.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
-        return None
-    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
-        return None
-    return _isinstance_target(ast.unparse(node.slice), names)

@@ -24,7 +24,8 @@ MONEY_NAMES = {"amount", "price", "total", "cost", "subtotal", "balance", "fee",
 RATE_NAMES = {"rate", "ratio", "percent", "percentage", "pct", "factor", "fraction", "discount", "share", "weight"}
 COUNT_FROM_ONE = {"parts", "chunks", "groups", "buckets", "pieces", "ways", "batches", "pages", "workers", "n_parts"}
 COUNT_NAMES = {"n", "count", "size", "length", "limit", "width", "height", "times", "repeat", "k", "num", "number",
-               "depth", "index", "idx", "i", "j", "offset", "start", "stop", "end", "lineno", "indent", "ceiling", "floor"}
+               "depth", "index", "idx", "i", "j", "offset", "start", "stop", "end", "lineno", "indent", "ceiling", "floor",
+               "precision", "ndigits", "digits", "places", "decimals"}
 STATUS_NAMES = {"status", "status_code", "http_status"}
 TEXT_NAMES = {"s", "text", "string", "name", "code", "label", "title", "slug", "word", "key", "prefix", "suffix",
               "sep", "separator", "message", "msg", "url", "email", "line", "path", "currency", "query", "template"}
@@ -57,6 +58,8 @@ class Context:
     nonneg: frozenset[str] = frozenset()  # params the docstring says must not be negative
     constants: dict[str, tuple[str | int, ...]] = field(default_factory=dict)  # the module's literal collections
     unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
+    aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: name -> annotation
+    rejects_negative: frozenset[str] = frozenset()  # classes whose constructor raises on a negative number
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -157,6 +160,13 @@ def _simple(dotted: str, name: str, ctx: Context, depth: int) -> Guess | None:
         return _generic("dict", [ast.Name("str"), ast.Name("int")], name, ctx, depth)
     if head in ("Any", "object"):
         return _any(depth)
+    if head in ctx.aliases and head not in ctx.classes:
+        try:
+            aliased = ast.parse(ctx.aliases[head], mode="eval").body
+        except SyntaxError:
+            return None
+        guess = _from_node(aliased, name, ctx, depth + 1)
+        return replace(guess, basis=_joined(guess.basis, f"{head} = {ctx.aliases[head]}")) if guess else None
     return _class(dotted, ctx, depth)
 
 
@@ -166,9 +176,9 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
         listed = listed_values(name, str if head == "str" else int, ctx)
         if listed is not None:
             return listed
-    if head == "int":
+    if head in ("int", "SupportsInt", "SupportsIndex"):
         return Guess(int_expr(name, nonneg), "int", "")
-    if head == "float":
+    if head in ("float", "SupportsFloat"):
         low = "0.0" if nonneg else "-1000000.0"
         return Guess(f"st.floats(min_value={low}, max_value=1000000.0, allow_nan=False)", "float", "")
     if head == "Decimal":
@@ -184,7 +194,17 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
         return Guess("st.booleans()", "bool", "")
     if head == "None":
         return Guess("st.none()", "none", "")
+    if head in TIME_STRATEGIES:
+        return Guess(TIME_STRATEGIES[head], "time", "")
     return None
+
+
+# Bounded to a few centuries around now: the values real date code is written for.
+TIME_STRATEGIES = {
+    "timedelta": "st.timedeltas(min_value=datetime.timedelta(days=-3650), max_value=datetime.timedelta(days=3650))",
+    "datetime": "st.datetimes(min_value=datetime.datetime(1900, 1, 1), max_value=datetime.datetime(2100, 1, 1))",
+    "date": "st.dates(min_value=datetime.date(1900, 1, 1), max_value=datetime.date(2100, 1, 1))",
+}
 
 
 def listed_values(name: str, kind: type, ctx: Context) -> Guess | None:
@@ -285,10 +305,11 @@ def _class(dotted: str, ctx: Context, depth: int) -> Guess | None:
 def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
     """`st.builds(Cls, field=...)` from the class's fields; fields with defaults may be left to them."""
     args, bases = [], []
+    rejects = info.name in ctx.rejects_negative
     for param in info.fields:
         if param.kind in ("var_positional", "var_keyword"):
             continue
-        sub = replace(ctx, nonneg=frozenset(), unpacked=param.unpacked)
+        sub = replace(ctx, nonneg=frozenset({param.name} if rejects else ()), unpacked=param.unpacked)
         guess = (_from_node(ast.parse(param.annotation, mode="eval").body, param.name, sub, depth + 1)
                  if param.annotation and _parses(param.annotation) else unannotated_guess(param, sub))
         if guess is None:
@@ -298,6 +319,8 @@ def class_builds(info: ClassInfo, ctx: Context, depth: int = 0) -> Guess | None:
         args.append(f"{param.name}={guess.expr}")
         bases.append(guess.basis)
     expr = f"st.builds({info.name}{''.join(', ' + a for a in args)})"
+    if rejects:
+        bases.append(f"the constructor of {info.name} rejects negative numbers")
     return Guess(expr, "class", _joined(*bases), cls=info.name)
 
 
@@ -482,3 +505,44 @@ def nonnegative_params(params: tuple[Param, ...], docstring: str) -> frozenset[s
             if re.search(rf"\b{re.escape(param.name.lower())}\b", lowered):
                 found.add(param.name)
     return frozenset(found)
+
+
+# ------------------------------------------------------------------ annotations of results and templates
+
+
+def is_format_template(param: Param) -> bool:
+    """A defaulted `format="%.1f"`-like parameter: its values are format strings, whose grammar no text strategy knows."""
+    if param.default is None:
+        return False
+    try:
+        value = ast.literal_eval(param.default)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return isinstance(value, str) and (param.name in ("format", "fmt", "template", "format_spec") or
+                                       re.search(r"%[-+ #0]*\d*(\.\d+)?[a-zA-Z]|\{[^{}]*\}", value) is not None)
+
+
+def isinstance_target(returns: str, names: frozenset[str]) -> str | None:
+    """The class for isinstance() from a return annotation, when it is a plain nameable type."""
+    head = annotation_head(returns)
+    builtin = {"int": "int", "float": "(int, float)", "str": "str", "bytes": "bytes", "bool": "bool", "list": "list",
+               "List": "list", "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple", "set": "set",
+               "frozenset": "frozenset", "Decimal": "Decimal", "Fraction": "Fraction"}
+    if head in builtin:
+        return builtin[head]
+    if head and head.isidentifier() and head in names and head[0].isupper():
+        return head
+    return None
+
+
+def element_type(returns: str, names: frozenset[str]) -> str | None:
+    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
+    try:
+        node = ast.parse(returns.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return None
+    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
+        return None
+    return isinstance_target(ast.unparse(node.slice), names)

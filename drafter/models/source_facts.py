@@ -1,0 +1,169 @@
+"""Facts the heuristic reads from SRC's files with `ast` (never importing them): type aliases and constructors
+that reject negative numbers.
+
+`String = Union[str, bytes]` in a `_types.py` that defines no target is still what `version: String` means, so
+aliases are collected from every module under SRC. A file that cannot be read or parsed contributes nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+TYPE_HEADS = {"Union", "Optional", "List", "Dict", "Tuple", "Set", "FrozenSet", "Sequence", "Mapping", "Iterable",
+              "Collection", "Literal", "Annotated", "list", "dict", "tuple", "set", "frozenset", "type"}
+MAX_FILES = 500
+
+
+def _tree(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _is_type_expression(node: ast.expr) -> bool:
+    if isinstance(node, ast.Subscript):
+        head = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
+        return head in TYPE_HEADS
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _is_type_expression(node.left) or _is_type_expression(node.right) or all(
+            isinstance(n, ast.Name) for n in (node.left, node.right))
+    return False
+
+
+def _python_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        return []
+    return sorted(root.rglob("*.py"))[:MAX_FILES]
+
+
+@functools.lru_cache(maxsize=8)
+def _aliases(root: str, stamp: tuple) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for path in _python_files(Path(root)):
+        tree = _tree(path)
+        statements = list(tree.body) if tree else []
+        for block in [s for s in statements if isinstance(s, ast.If)]:  # `if TYPE_CHECKING:` aliases
+            statements += block.body
+        for statement in statements:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                    isinstance(statement.targets[0], ast.Name):
+                name, value = statement.targets[0].id, statement.value
+            elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and \
+                    statement.value is not None and "TypeAlias" in ast.unparse(statement.annotation):
+                name, value = statement.target.id, statement.value
+            else:
+                continue
+            if _is_type_expression(value):
+                aliases.setdefault(name, ast.unparse(value))  # first definition (sorted paths) wins
+    return aliases
+
+
+def _stamp(root: str) -> tuple:
+    """Changes when a file under root changes, so a cached reading is never stale."""
+    stamps = []
+    for path in _python_files(Path(root)):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        stamps.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
+def type_aliases(root: str) -> dict[str, str]:
+    """`alias name -> annotation text` for module-level type aliases anywhere under SRC."""
+    return _aliases(root, _stamp(root))
+
+
+def module_file(root: str, module: str) -> Path | None:
+    base = Path(root).joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def constructor_rejects_negatives(root: str, module: str, class_name: str) -> bool:
+    """True when the class's __init__ raises under an `if ... < 0` (or `0 > ...`) test: its numbers are >= 0."""
+    path = module_file(root, module)
+    tree = _tree(path) if path else None
+    for node in tree.body if tree else ():
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            return init is not None and any(_raises_on_negative(n) for n in ast.walk(init))
+    return False
+
+
+def _raises_on_negative(node: ast.AST) -> bool:
+    if not isinstance(node, ast.If) or not any(isinstance(s, ast.Raise) for s in node.body):
+        return False
+    for compare in (n for n in ast.walk(node.test) if isinstance(n, ast.Compare) and len(n.ops) == 1):
+        left, op, right = compare.left, compare.ops[0], compare.comparators[0]
+        if isinstance(op, ast.Lt) and isinstance(right, ast.Constant) and right.value == 0:
+            return True
+        if isinstance(op, ast.Gt) and isinstance(left, ast.Constant) and left.value == 0:
+            return True
+    return False
+
+
+def class_methods(root: str, module: str, class_name: str) -> frozenset[str]:
+    """Names the class body defines with `def` (dunders included): `__eq__`, `__lt__`, `__str__`..."""
+    path = module_file(root, module)
+    tree = _tree(path) if path else None
+    for node in tree.body if tree else ():
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            return frozenset(f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=8)
+def _type_variables(root: str, stamp: tuple) -> frozenset[str]:
+    found = set()
+    for path in _python_files(Path(root)):
+        tree = _tree(path)
+        for statement in tree.body if tree else ():
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and \
+                    getattr(statement.value.func, "id", getattr(statement.value.func, "attr", "")) == "TypeVar":
+                found |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return frozenset(found)
+
+
+def type_variables(root: str) -> frozenset[str]:
+    """Names bound to `TypeVar(...)` at module level under SRC: not classes, so never an isinstance() target."""
+    return _type_variables(root, _stamp(root))
+
+
+def raised_in_body(root: str, file: str, line: int) -> tuple[str, ...]:
+    """Exception class names the function defined at `line` of `file` raises itself (`raise ValueError(...)`), or
+    through a method of its own class it calls as `self.x(...)`/`cls.x(...)` (one level: validators)."""
+    tree = _tree(Path(root) / file)
+    for owner in ast.walk(tree) if tree else ():
+        body = owner.body if isinstance(owner, (ast.Module, ast.ClassDef)) else []
+        functions = {f.name: f for f in body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for function in functions.values():
+            if line not in (function.lineno, *(d.lineno for d in function.decorator_list)):
+                continue
+            names = set(_raised(function))
+            if isinstance(owner, ast.ClassDef):
+                for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+                    func = call.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                            func.value.id in ("self", "cls") and func.attr in functions:
+                        names |= _raised(functions[func.attr])
+            return tuple(sorted(names))
+    return ()
+
+
+def _raised(function: ast.AST) -> set[str]:
+    names = set()
+    for raised in (n for n in ast.walk(function) if isinstance(n, ast.Raise) and n.exc is not None):
+        exc = raised.exc.func if isinstance(raised.exc, ast.Call) else raised.exc
+        name = exc.id if isinstance(exc, ast.Name) else getattr(exc, "attr", "")
+        if name and name[0].isupper() and name != "NotImplementedError":
+            names.add(name)
+    return names

@@ -1,0 +1,156 @@
+"""Regression tests for candidates the heuristic once wrote that were unsound by its own mistake (issue 12 item 3),
+and for the evidence that replaced the mistake. Each shows the bad candidate gone and a good one beside it kept."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from drafter.data import Param
+from drafter.extract import extract
+from drafter.models import load_backend
+from drafter.models.examples import doc_examples, text_domain
+
+from .test_heuristic_backend import _prompt, draw, reply_for
+
+
+def drafts(tmp_path, source: str) -> dict[str, list[dict]]:
+    (tmp_path / "mod.py").write_text(textwrap.dedent(source))
+    extraction = extract(tmp_path)
+    replies = load_backend("heuristic").propose([_prompt(t.id) for t in extraction.targets], extraction)
+    return {r.target.split(":", 1)[1]: json.loads(r.text)["candidates"] for r in replies}
+
+
+def names(candidates: list[dict]) -> set[str]:
+    return {c["name"] for c in candidates}
+
+
+def test_case_words_inside_an_identifier_promise_nothing(build_target, extraction_of):
+    flag = Param("uppercase_first_letter", "positional_or_keyword", "bool", "True")
+    text = Param("string", "positional_or_keyword", "str")
+    camel = build_target("camelize", (text, flag), returns="str",
+                         docstring=":param uppercase_first_letter: if set, converts to UpperCamelCase.")
+    shout = build_target("shout", (text,), returns="str", docstring="Return the text in upper case.")
+    extraction = extraction_of([camel, shout])
+    assert "result_is_upper_case" not in names(reply_for(camel, extraction)["candidates"])
+    assert "result_is_upper_case" in names(reply_for(shout, extraction)["candidates"])
+
+
+def test_doctest_outputs_are_not_the_set_of_possible_results(build_target, extraction_of):
+    value = Param("value", "positional_or_keyword", "int")
+    ordinal = build_target("ordinal", (value,), returns="str",
+                           docstring="Ordinal of value.\n\n>>> ordinal(1)\n'1st'\n>>> ordinal(2)\n'2nd'\n"
+                                     "Or 'x' for zero.")
+    yes_no = build_target("yes_no", (value,), returns="str", docstring="Return 'yes' or 'no'.")
+    extraction = extraction_of([ordinal, yes_no])
+    assert "result_is_a_documented_value" not in names(reply_for(ordinal, extraction)["candidates"])
+    (documented,) = [c for c in reply_for(yes_no, extraction)["candidates"] if c["name"] == "result_is_a_documented_value"]
+    assert documented["body"].endswith("assert out in ('yes', 'no',)")
+
+
+def test_typevar_results_are_never_isinstance_targets(tmp_path):
+    found = drafts(tmp_path, '''
+        from typing import Type, TypeVar
+        T = TypeVar("T", bound="Box")
+
+        class Box:
+            def __init__(self, size: int):
+                self.size = size
+
+            @classmethod
+            def parse(cls: Type[T], text: str) -> T:
+                return cls(int(text or 0))
+
+        def first(items: list[int], default: T) -> T:
+            return items[0] if items else default
+
+        def total(items: list[int]) -> int:
+            return sum(items)
+    ''')
+    bodies = [c["body"] for items in found.values() for c in items]
+    assert not [b for b in bodies if "isinstance(out, T)" in b]
+    assert any("isinstance(out, Box)" in c["body"] for c in found["Box.parse"])  # a classmethod's T is its class
+    assert any("isinstance(out, int)" in c["body"] for c in found["total"])
+
+
+def test_format_templates_keep_their_default(tmp_path):
+    found = drafts(tmp_path, '''
+        def intword(value: int, format: str = "%.1f") -> str:
+            return format % value
+
+        def greet(value: int, name: str = "you") -> str:
+            return f"{value} {name}"
+    ''')
+    assert all("format" not in c["inputs"] and c["body"].count("intword(value)") for c in found["intword"])
+    assert any("name" in c["inputs"] for c in found["greet"])  # an ordinary text default is still quantified
+
+
+def test_errors_the_body_raises_guard_the_floor(tmp_path):
+    found = drafts(tmp_path, '''
+        class Box:
+            def __init__(self, size: int):
+                self.size = size
+
+            def _check(self, token: str) -> None:
+                if not token.isalnum():
+                    raise ValueError(token)
+
+            def tag(self, token: str) -> str:
+                self._check(token)
+                return token + str(self.size)
+
+        def width(text: str) -> int:
+            return len(text)
+    ''')
+    (tag,) = [c for c in found["Box.tag"] if c["name"] == "returns_str"]
+    assert "except ValueError:\n    assume(False)" in tag["body"]  # raised by a validator of its class
+    (plain,) = [c for c in found["width"] if c["name"] == "returns_int"]
+    assert "except" not in plain["body"]
+
+
+def test_instances_from_aliases_supports_int_and_a_constructor_that_rejects_negatives(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "_types.py").write_text("from typing import Union\nString = Union[str, bytes]\n")
+    (tmp_path / "pkg" / "ver.py").write_text(textwrap.dedent('''
+        from typing import Optional, SupportsInt
+        from ._types import String
+
+        class Ver:
+            def __init__(self, major: SupportsInt, tag: Optional[String] = None):
+                if int(major) < 0:
+                    raise ValueError("negative")
+                self.major = int(major)
+                self.tag = None if tag is None else str(tag)
+
+            def bump_major(self) -> "Ver":
+                return Ver(self.major + 1)
+
+        class Loose:
+            def __init__(self, major: SupportsInt):
+                self.major = int(major)
+
+            def twice(self) -> int:
+                return 2 * self.major
+    '''))
+    extraction = extract(tmp_path)
+    replies = load_backend("heuristic").propose([_prompt(t.id) for t in extraction.targets], extraction)
+    found = {r.target: json.loads(r.text)["candidates"] for r in replies}
+    (step,) = [c for c in found["pkg.ver:Ver.bump_major"] if c["name"] == "bump_major_adds_one_to_major"]
+    assert "major=st.integers(min_value=0, max_value=1000)" in step["inputs"]["self"]
+    assert "st.binary(" in step["inputs"]["self"]  # String resolved from the sibling module _types
+    (loose, *_) = found["pkg.ver:Loose.twice"]
+    assert "major=st.integers(min_value=-1000, max_value=1000)" in loose["inputs"]["self"]  # no rejection seen
+
+
+def test_doctest_examples_give_the_documented_domain():
+    doc = '>>> camelize("device_type")\n\'DeviceType\'\n>>> camelize("device_type", False)\n\'deviceType\'\n'
+    examples = doc_examples(doc, "camelize")
+    assert [e.args for e in examples] == [("device_type",), ("device_type", False)]
+    domain = text_domain([e.args[0] for e in examples])
+    assert domain.regular and "snake_case" in domain.basis
+    values = draw(domain.expr, 30)
+    assert values and all(v.replace("_", "").isalpha() and v == v.lower() and "__" not in v for v in values)
+    mixed = text_domain(["posts", "CamelOctopus"])  # no one word shape: only the alphabet
+    assert not mixed.regular and all(v.isalpha() for v in draw(mixed.expr, 20))
+    assert text_domain(["älämölö"]) is None  # non-ASCII examples: no domain is guessed
