@@ -174,18 +174,18 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
     inner = test.hypothesis.inner_test
     start = time.perf_counter()
     sandbox.violations.clear()
-    with _soft_timer(spec.budget):
+    with _soft_timer(spec.budget) as timer:
         try:
             for args, kwargs in decoded(spec.replay):
                 with deterministic_PRNG():
                     inner(*args, **kwargs)
         except KeyboardInterrupt:
             raise
-        except _OverBudget:
-            return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
-        except HypothesisException:
-            return None
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
+            if timer.fired:
+                return _over_budget(spec, start)
+            if isinstance(exc, HypothesisException):
+                return None
             outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
             outcome = replace(outcome, counterexample=f"replayed example: args={args!r}, kwargs={kwargs!r}"[:2000])
         else:
@@ -196,18 +196,22 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
 def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
     start = time.perf_counter()
     sandbox.violations.clear()
-    with _soft_timer(spec.budget):
+    with _soft_timer(spec.budget) as timer:
         try:
             test()
         except KeyboardInterrupt:
             raise
-        except _OverBudget:
-            return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
+            if timer.fired:
+                return _over_budget(spec, start)
             outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
         else:
             outcome = RunOutcome("passed", time.perf_counter() - start)
     return _boxed(outcome)
+
+
+def _over_budget(spec: RunSpec, start: float) -> RunOutcome:
+    return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
 
 
 def _boxed(outcome: RunOutcome) -> RunOutcome:
@@ -287,11 +291,13 @@ class _soft_timer:
         self.seconds = seconds
         self.usable = hasattr(signal, "setitimer") and _in_main_thread() and seconds > 0
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> _soft_timer:
+        self.fired = False
         if self.usable:
             self.started = time.monotonic()
             self.previous_handler = signal.signal(signal.SIGALRM, self._fire)
             self.previous_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds)[0]
+        return self
 
     def __exit__(self, *exc: object) -> None:
         if self.usable:
@@ -301,8 +307,10 @@ class _soft_timer:
                 left = self.previous_timer - (time.monotonic() - self.started)
                 signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
 
-    @staticmethod
-    def _fire(signum: int, frame: object) -> None:
+    def _fire(self, signum: int, frame: object) -> None:
+        # Whatever the run raises after this is the interruption's doing: Hypothesis, interrupted while it
+        # records a test case, raises FlakyStrategyDefinition from its own `finally` in place of _OverBudget.
+        self.fired = True
         raise _OverBudget()
 
 

@@ -22,6 +22,12 @@ def test_each_status_is_told_apart(kit, pkg, tmp_path):
         # Fails on the third run in this process whatever the seed: seeds disagree.
         kit.rendered(run, name, "double", "counter", "pass", imports="RUNS = []\n"),
         kit.rendered(run, name, "double", "slow", "import time\ntime.sleep(5)"),
+        # Code that turns the interruption into an error of its own (as Hypothesis does when the budget
+        # interrupts it while it records a test case) is still over the budget, not a failure.
+        kit.rendered(run, name, "double", "wraps_interrupt",
+                     "import time\nif not NAPS:\n    NAPS.append(x)\n    try:\n        time.sleep(5)\n"
+                     "    except BaseException as exc:\n        raise ValueError('wrapped') from exc",
+                     imports="NAPS = []\n"),
     ]
     counter = run / items[5].path
     counter.write_text(counter.read_text().replace(
@@ -39,6 +45,7 @@ def test_each_status_is_told_apart(kit, pkg, tmp_path):
     assert status["counter"].status == "flaky", status["counter"]
     assert "seeds disagree" in status["counter"].detail
     assert status["slow"].status == "timeout"
+    assert status["wraps_interrupt"].status == "timeout", status["wraps_interrupt"]
     assert kit.tree_hash(source) == before
     assert not list(source.rglob("__pycache__"))
 
