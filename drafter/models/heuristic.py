@@ -33,8 +33,8 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.methods import MethodFamilies
-from drafter.models.source_facts import (constructor_rejects_negatives, raised_in_body, type_aliases,
-                                         type_variables)
+from drafter.models.source_facts import (constructor_rejects_negatives, looked_up_params, raised_in_body,
+                                         type_aliases, type_variables)
 from drafter.models.textforms import prose, text_form_proposals
 
 INVERSE_VERBS = (
@@ -129,6 +129,7 @@ class _Drafter(MethodFamilies):
         raised = [e for e in raised_in_body(extraction.root, target.file, target.line) if e != "SystemExit"]
         body_guard = raised[0] if len(raised) == 1 else (f"({', '.join(raised)})" if raised else None)
         self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else body_guard)
+        self.keys = looked_up_params(extraction.root, target.file, target.line)
         self.out: list[dict] = []
         # isinstance() needs a class: a TypeVar result is the owner for a classmethod, else nothing checkable.
         typevars = type_variables(extraction.root)
@@ -207,7 +208,7 @@ class _Drafter(MethodFamilies):
                 keyword_only_now = True  # a format template keeps its default: random text is not a template
                 continue
             else:
-                guess = param_guess(param, ctx)
+                guess = self._member_guess(param) or param_guess(param, ctx)
                 if guess is None:
                     if param.default is not None:
                         keyword_only_now = True
@@ -416,9 +417,12 @@ class _Drafter(MethodFamilies):
             if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
                 self._add("result_has_no_surrounding_blanks", "invariant", call, out + "\nassert out == out.strip()",
                           "a version that keeps leading or trailing blanks", "the docstring says blanks are removed")
-            # From the prose only: a doctest's outputs are examples of results, not the list of possible ones.
-            quoted = re.findall(r"'([^'\n]{1,20})'", prose(self.doc))
-            if head == "str" and len(quoted) >= 2 and re.search(r"\bor\b", doc):
+            # From the prose only (a doctest's outputs are examples of results, not the list of possible ones),
+            # and only a sentence that says the result is one of them: "'inf' or 'nan'" elsewhere is about inputs.
+            listed = re.search(r"\b(?:returns?|one of|either)\b[^.'\n]{0,40}((?:'[^'\n]{1,20}',? )+(?:or|and) "
+                               r"'[^'\n]{1,20}')", prose(self.doc), re.IGNORECASE)
+            quoted = re.findall(r"'([^'\n]{1,20})'", listed.group(1)) if listed else []
+            if head == "str" and len(quoted) >= 2:
                 values = ", ".join(repr(q) for q in dict.fromkeys(quoted))
                 self._add("result_is_a_documented_value", "invariant", call, out + f"\nassert out in ({values},)",
                           "a version that returns a value outside the documented set",
@@ -517,6 +521,23 @@ class _Drafter(MethodFamilies):
                   "a version that crashes with another exception or returns the wrong type",
                   f"the docstring names {self.error} as the way {t.name} fails")
 
+    def _member_guess(self, param: Param) -> Guess | None:
+        """A parameter the body looks up in an enum of SRC (`Unit[unit.upper()]`) draws the members' names."""
+        enum, case, per_element = self.keys.get(param.name, ("", "", False))
+        info = self.classes.get(enum)
+        if info is None or info.kind != "enum" or not info.members:
+            return None
+        names = sorted(m.lower() for m in info.members if getattr(str, case)(m) == m) if case else sorted(info.members)
+        if not names:
+            return None
+        expr = f"st.sampled_from({names!r})"
+        why = f"the body looks {'its items' if per_element else 'it'} up in {enum}" + (f" after .{case}()" if case else "")
+        if per_element:
+            if annotation_head(param.annotation) not in ("", "list", "List", "Iterable", "Sequence", "Collection"):
+                return None
+            return Guess(f"st.lists({expr}, max_size=3)", "list", why, elem=Guess(expr, "literal", why))
+        return Guess(expr, "literal", why)
+
     def _type_and_bounds(self, call: Call) -> None:
         returns = self._returns()
         expected = self.result_class or isinstance_target(returns, self.checkable)
@@ -533,12 +554,6 @@ class _Drafter(MethodFamilies):
                 annotation_head(returns) in ("", "int"):
             self._add("result_is_non_negative", "bound", call, out + "\nassert out >= 0",
                       "a count that goes negative", "a count or size by name cannot be negative")
-        if not self.out:
-            # Nothing else to say: at least the call must be deterministic for the inputs it accepts.
-            self._add("same_inputs_same_result", "invariant", call,
-                      self._guarded(f"first = {call.text}") + "\n" + self._guarded(f"second = {call.text}") +
-                      "\nassert first == second", "a version that depends on hidden state",
-                      "no annotation-driven invariant applies; repeated calls must agree")
 
 
 # ------------------------------------------------------------------ helpers

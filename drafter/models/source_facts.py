@@ -1,5 +1,5 @@
-"""Facts the heuristic reads from SRC's files with `ast` (never importing them): type aliases and constructors
-that reject negative numbers.
+"""Facts the heuristic reads from SRC's files with `ast` (never importing them): type aliases, constructors
+that reject negative numbers, the errors a body raises and the names it looks parameters up in.
 
 `String = Union[str, bytes]` in a `_types.py` that defines no target is still what `version: String` means, so
 aliases are collected from every module under SRC. A file that cannot be read or parsed contributes nothing.
@@ -138,25 +138,88 @@ def type_variables(root: str) -> frozenset[str]:
     return _type_variables(root, _stamp(root))
 
 
-def raised_in_body(root: str, file: str, line: int) -> tuple[str, ...]:
-    """Exception class names the function defined at `line` of `file` raises itself (`raise ValueError(...)`), or
-    through a method of its own class it calls as `self.x(...)`/`cls.x(...)` (one level: validators)."""
+def _function_at(root: str, file: str, line: int) -> tuple[ast.AST, dict, ast.AST, dict] | None:
+    """(owner, the owner's functions by name, the function, the module's functions by name) for the function
+    defined at `line` of `file`."""
     tree = _tree(Path(root) / file)
     for owner in ast.walk(tree) if tree else ():
         body = owner.body if isinstance(owner, (ast.Module, ast.ClassDef)) else []
         functions = {f.name: f for f in body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for function in functions.values():
-            if line not in (function.lineno, *(d.lineno for d in function.decorator_list)):
-                continue
-            names = set(_raised(function))
-            if isinstance(owner, ast.ClassDef):
-                for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
-                    func = call.func
-                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                            func.value.id in ("self", "cls") and func.attr in functions:
-                        names |= _raised(functions[func.attr])
-            return tuple(sorted(names))
-    return ()
+            if line in (function.lineno, *(d.lineno for d in function.decorator_list)):
+                module = {f.name: f for f in tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                return owner, functions, function, module
+    return None
+
+
+def raised_in_body(root: str, file: str, line: int) -> tuple[str, ...]:
+    """Exception class names the function defined at `line` of `file` raises itself (`raise ValueError(...)`), or
+    through what it delegates to (one level): a method of its own class it calls as `self.x(...)`/`cls.x(...)`
+    (validators), a function of its module it calls by name (`naturaltime` passing its unit to `naturaldelta`)."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return ()
+    owner, functions, function, module = found
+    names = set(_raised(function))
+    for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+        func = call.func
+        if isinstance(owner, ast.ClassDef) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id in ("self", "cls") and func.attr in functions:
+            names |= _raised(functions[func.attr])
+        elif isinstance(func, ast.Name) and func.id in module and module[func.id] is not function:
+            names |= _raised(module[func.id])
+    return tuple(sorted(names))
+
+
+CASE_METHODS = ("upper", "lower", "casefold")
+
+
+def looked_up_params(root: str, file: str, line: int) -> dict[str, tuple[str, str, bool]]:
+    """Parameters the function uses as keys of a module-level name, as (name, case method, per element):
+    `Unit[unit.upper()]` gives {"unit": ("Unit", "upper", False)}, `{Unit[s] for s in units}` gives
+    {"units": ("Unit", "", True)}; a parameter passed on to a function of the same file that looks it up counts
+    too. Only a value among the keys is meant for the function: any other raises KeyError."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return {}
+    return _looked_up(found[2], found[3], depth=1)
+
+
+def _parameter_names(function: ast.FunctionDef) -> list[str]:
+    return [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+
+
+def _looked_up(function: ast.FunctionDef, functions: dict, depth: int) -> dict[str, tuple[str, str, bool]]:
+    params = set(_parameter_names(function))
+    elements = {}  # loop variable -> the parameter it iterates over
+    for node in ast.walk(function):
+        loops = node.generators if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) \
+            else [node] if isinstance(node, ast.For) else []
+        for loop in loops:
+            if isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Name) and loop.iter.id in params:
+                elements[loop.target.id] = loop.iter.id
+    keys: dict[str, tuple[str, str, bool]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id not in params:
+            index, case = node.slice, ""
+            if isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute) and not index.args and \
+                    index.func.attr in CASE_METHODS:
+                index, case = index.func.value, index.func.attr
+            if isinstance(index, ast.Name) and index.id in params:
+                keys.setdefault(index.id, (node.value.id, case, False))
+            elif isinstance(index, ast.Name) and index.id in elements:
+                keys.setdefault(elements[index.id], (node.value.id, case, True))
+        elif depth and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in functions and functions[node.func.id] is not function:
+            callee = functions[node.func.id]
+            theirs = _looked_up(callee, functions, depth - 1)
+            names = _parameter_names(callee)
+            passed = [(names[i] if i < len(names) else "", a) for i, a in enumerate(node.args)]
+            passed += [(k.arg or "", k.value) for k in node.keywords]
+            for their_name, arg in passed:
+                if isinstance(arg, ast.Name) and arg.id in params and their_name in theirs:
+                    keys.setdefault(arg.id, theirs[their_name])
+    return keys
 
 
 def _raised(function: ast.AST) -> set[str]:

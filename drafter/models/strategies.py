@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from drafter.data import ClassInfo, Param
+from drafter.data import ClassInfo, Param, Usage
 
 MAX_TEXT = 20
 MAX_ITEMS = 10
@@ -60,12 +60,15 @@ class Context:
     unpacked: tuple[str, ...] = ()  # names the code gives the parts of the value's elements (`for tag, text in x`)
     aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: name -> annotation
     rejects_negative: frozenset[str] = frozenset()  # classes whose constructor raises on a negative number
+    numeric_text: str = ""  # "int" or "float" when the body converts the text it gets: digits, not any text
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
     """A strategy for `param`, or None when there is nothing to go on."""
     if param.annotation:
-        guess = annotation_guess(param.annotation, param.name, replace(ctx, unpacked=param.unpacked))
+        converted = [kind for kind in ("float", "int") if Usage("number", f"passed to {kind}()") in param.usage]
+        ctx = replace(ctx, unpacked=param.unpacked, numeric_text=converted[0] if converted else "")
+        guess = annotation_guess(param.annotation, param.name, ctx)
         if guess is not None and param.default == "None" and guess.kind not in ("none", "union"):
             guess = Guess(f"st.one_of(st.none(), {guess.expr})", "union", guess.basis + ", default None")
         return guess
@@ -186,6 +189,10 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
     if head == "Fraction":
         low = 0 if nonneg else -1000
         return Guess(f"st.fractions(min_value={low}, max_value=1000, max_denominator=1000)", "fraction", "")
+    if head == "str" and ctx.numeric_text:
+        number = int_expr(name, nonneg) if ctx.numeric_text == "int" else \
+            f"st.floats(min_value={'0.0' if nonneg else '-1000000.0'}, max_value=1000000.0, allow_nan=False)"
+        return Guess(f"{number}.map(str)", "str", f"text the body passes to {ctx.numeric_text}()")
     if head == "str":
         return Guess(text_expr(ctx.safe_text), "str", "")
     if head == "bytes":

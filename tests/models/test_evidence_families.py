@@ -101,3 +101,33 @@ def test_method_families_hold_on_semver_and_catch_planted_bugs(tmp_path):
                       "semver.version:Version.parse::parse_reads_what_str_writes",
                       "semver.version:Version.is_valid::is_valid_accepts_what_str_writes"):
         assert broken[candidate] == "unsound", (candidate, broken)
+
+
+HUMANIZE = ("humanize.time:naturaldelta", "humanize.time:naturaltime", "humanize.time:precisedelta",
+            "humanize.filesize:naturalsize")
+HUMANIZE_BUGS = [
+    ("humanize/time.py", 'return _("a moment")', "return None"),
+    ("humanize/time.py", "return str(ago % delta)", "return None"),
+    ("humanize/filesize.py", "    return ret", "    return bytes_"),
+]
+
+
+def test_lookup_keys_numeric_text_and_delegated_errors_make_humanize_candidates_sound(tmp_path):
+    """Once unsound by the heuristic's own strategies: `minimum_unit` drawn as any text (KeyError in
+    `Unit[minimum_unit.upper()]`, also one call away in naturaltime and per item in `suppress`), `value: float | str`
+    drawn as any text (`float(value)`), and ValueErrors of the helpers the body calls treated as broken contracts."""
+    src = copy_with("humanize", tmp_path, "real", [])
+    replies = load_backend("heuristic").propose([_prompt(t) for t in HUMANIZE], extract(src))
+    inputs = {r.target: json.loads(r.text)["candidates"][0]["inputs"] for r in replies}
+    members = "st.sampled_from(['days', 'hours', 'microseconds', 'milliseconds', 'minutes', 'months', 'seconds', 'years'])"
+    assert inputs["humanize.time:naturaldelta"]["minimum_unit"] == members
+    assert inputs["humanize.time:naturaltime"]["minimum_unit"] == members
+    assert inputs["humanize.time:precisedelta"]["suppress"] == f"st.lists({members}, max_size=3)"
+    assert ".map(str)" in inputs["humanize.filesize:naturalsize"]["value"]
+    real = statuses(src, tmp_path / "ws1", HUMANIZE)
+    broken = statuses(copy_with("humanize", tmp_path, "broken", HUMANIZE_BUGS), tmp_path / "ws2", HUMANIZE)
+    returns_str = [f"{t}::returns_str" for t in HUMANIZE]
+    for candidate in returns_str:
+        assert real[candidate] == "sound", (candidate, real)
+    for candidate in (returns_str[0], returns_str[1], returns_str[3]):
+        assert broken[candidate] == "unsound", (candidate, broken)

@@ -108,7 +108,9 @@ def test_annotation_strategies_are_valid_and_bounded(annotation, expected_type, 
     ("mapping", "calls .items()", dict), ("bytes", "calls .decode()", bytes), ("bool", "used as a condition", bool),
 ])
 def test_unannotated_params_follow_usage_evidence(kind, evidence, expected_type, build_target, extraction_of):
-    target = build_target("probe", (Param("thing", "positional_or_keyword", usage=(Usage(kind, evidence),)),))
+    # A return annotation gives it a family (no "same inputs, same result" filler for a bare function).
+    target = build_target("probe", (Param("thing", "positional_or_keyword", usage=(Usage(kind, evidence),)),),
+                          returns="str")
     reply = reply_for(target, extraction_of([target]))
     assert reply["candidates"]
     for candidate in reply["candidates"]:
@@ -119,6 +121,8 @@ def test_unannotated_params_follow_usage_evidence(kind, evidence, expected_type,
             assert all(isinstance(v, expected_type) for v in values)
             for v in values:
                 assert_bounded(v)
+    bare = build_target("bare", (Param("thing", "positional_or_keyword", usage=(Usage(kind, evidence),)),))
+    assert "same_inputs_same_result" not in {c["name"] for c in reply_for(bare, extraction_of([bare]))["candidates"]}
 
 
 def test_unannotated_params_from_default_docstring_and_name(build_target, extraction_of):

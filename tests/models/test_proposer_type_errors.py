@@ -42,8 +42,13 @@ def test_doctest_outputs_are_not_the_set_of_possible_results(build_target, extra
                            docstring="Ordinal of value.\n\n>>> ordinal(1)\n'1st'\n>>> ordinal(2)\n'2nd'\n"
                                      "Or 'x' for zero.")
     yes_no = build_target("yes_no", (value,), returns="str", docstring="Return 'yes' or 'no'.")
-    extraction = extraction_of([ordinal, yes_no])
+    # humanize's naturaldelta: quoted values in a sentence about the input, not a list of results.
+    delta = build_target("delta", (value,), returns="str",
+                         docstring="A natural representation unless `value` cannot be converted to int (cannot "
+                                   "be float due to 'inf' or 'nan'). In that case, `value` is returned unchanged.")
+    extraction = extraction_of([ordinal, yes_no, delta])
     assert "result_is_a_documented_value" not in names(reply_for(ordinal, extraction)["candidates"])
+    assert "result_is_a_documented_value" not in names(reply_for(delta, extraction)["candidates"])
     (documented,) = [c for c in reply_for(yes_no, extraction)["candidates"] if c["name"] == "result_is_a_documented_value"]
     assert documented["body"].endswith("assert out in ('yes', 'no',)")
 
