@@ -33,8 +33,8 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.methods import MethodFamilies
-from drafter.models.source_facts import (constructor_rejects_negatives, looked_up_params, raised_in_body,
-                                         type_aliases, type_variables)
+from drafter.models.source_facts import (constructor_rejects_negatives, indexed_params, looked_up_params,
+                                         raised_in_body, type_aliases, type_variables)
 from drafter.models.textforms import prose, text_form_proposals
 
 INVERSE_VERBS = (
@@ -120,7 +120,8 @@ class _Drafter(MethodFamilies):
                             if c.kind != "enum" and constructor_rejects_negatives(extraction.root, c.module, c.name))
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
                            aliases=type_aliases(extraction.root), rejects_negative=rejects,
-                           constants=extraction.constants.get(target.module, {}))
+                           constants=extraction.constants.get(target.module, {}),
+                           least=indexed_params(extraction.root, target.file, target.line))
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()

@@ -185,6 +185,26 @@ def looked_up_params(root: str, file: str, line: int) -> dict[str, tuple[str, st
     return _looked_up(found[2], found[3], depth=1)
 
 
+def indexed_params(root: str, file: str, line: int) -> dict[str, int]:
+    """Parameters the function indexes with a constant (`s[0]`, `s[-1]`), as the length that index needs."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return {}
+    params = set(_parameter_names(found[2]))
+    least: dict[str, int] = {}
+    for node in ast.walk(found[2]):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in params:
+            index = node.slice
+            if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+                index, negative = index.operand, True
+            else:
+                negative = False
+            if isinstance(index, ast.Constant) and type(index.value) is int and index.value < 50:
+                need = index.value if negative else index.value + 1
+                least[node.value.id] = max(least.get(node.value.id, 0), need)
+    return least
+
+
 def _parameter_names(function: ast.FunctionDef) -> list[str]:
     return [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
 

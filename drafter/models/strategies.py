@@ -61,6 +61,7 @@ class Context:
     aliases: dict[str, str] = field(default_factory=dict)  # module-level type aliases of SRC: name -> annotation
     rejects_negative: frozenset[str] = frozenset()  # classes whose constructor raises on a negative number
     numeric_text: str = ""  # "int" or "float" when the body converts the text it gets: digits, not any text
+    least: dict[str, int] = field(default_factory=dict)  # text params the body indexes: `s[0]` needs one character
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -194,7 +195,7 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
             f"st.floats(min_value={'0.0' if nonneg else '-1000000.0'}, max_value=1000000.0, allow_nan=False)"
         return Guess(f"{number}.map(str)", "str", f"text the body passes to {ctx.numeric_text}()")
     if head == "str":
-        return Guess(text_expr(ctx.safe_text), "str", "")
+        return Guess(text_expr(ctx.safe_text, ctx.least.get(name, 0)), "str", "")
     if head == "bytes":
         return Guess(f"st.binary(max_size={MAX_BYTES})", "bytes", "")
     if head == "bool":
@@ -437,7 +438,7 @@ def _default_guess(param: Param, ctx: Context) -> Guess | None:
         low, high = min(0.0, 2 * value), max(100.0, 2 * value)
         return Guess(f"st.floats(min_value={low!r}, max_value={high!r}, allow_nan=False)", "float", "")
     if isinstance(value, str):
-        return Guess(text_expr(ctx.safe_text), "str", "")
+        return Guess(text_expr(ctx.safe_text, ctx.least.get(param.name, 0)), "str", "")
     if isinstance(value, bytes):
         return Guess(f"st.binary(max_size={MAX_BYTES})", "bytes", "")
     if isinstance(value, (list, tuple)):
@@ -450,7 +451,7 @@ def _default_guess(param: Param, ctx: Context) -> Guess | None:
 def _kind_guess(kind: str, name: str, ctx: Context) -> Guess | None:
     nonneg = name in ctx.nonneg
     if kind == "text":
-        return Guess(text_expr(ctx.safe_text), "str", "")
+        return Guess(text_expr(ctx.safe_text, ctx.least.get(name, 0)), "str", "")
     if kind in ("number", "int"):
         return Guess(int_expr(name, nonneg), "int", "")
     if kind == "float":

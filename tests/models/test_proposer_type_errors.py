@@ -113,6 +113,37 @@ def test_errors_the_body_raises_guard_the_floor(tmp_path):
     assert "except" not in plain["body"]
 
 
+def test_errors_of_the_module_functions_it_calls_guard_the_call_and_an_indexed_text_is_long_enough(tmp_path):
+    # humanize's naturaltime passed its unit to naturaldelta, which raised ValueError for some units; inflection's
+    # camelize indexed `string[0]`: both were unsound by the heuristic's own inputs.
+    found = drafts(tmp_path, '''
+        def delta(seconds: int, unit: str = "s") -> str:
+            if unit != "s":
+                raise ValueError(unit)
+            return str(seconds) + unit
+
+        def later(seconds: int, unit: str = "s") -> str:
+            return "in " + delta(seconds, unit)
+
+        def initial(name: str) -> str:
+            return name[0].upper()
+
+        def ends(code: str) -> str:
+            return code[-2] + code[-1]
+
+        def shout(text: str) -> str:
+            return text.upper()
+    ''')
+    for function in ("delta", "later"):
+        (candidate,) = [c for c in found[function] if c["name"] == "returns_str"]
+        assert "except ValueError:\n    assume(False)" in candidate["body"], function
+    lengths = {name: [c for c in found[name] if c["name"] == "returns_str"][0]["inputs"] for name in
+               ("initial", "ends", "shout")}
+    assert lengths["initial"]["name"] == "st.text(min_size=1, max_size=20)"
+    assert lengths["ends"]["code"] == "st.text(min_size=2, max_size=20)"
+    assert lengths["shout"]["text"] == "st.text(max_size=20)"
+
+
 def test_instances_from_aliases_supports_int_and_a_constructor_that_rejects_negatives(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
