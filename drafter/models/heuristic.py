@@ -32,6 +32,7 @@ from drafter.models.strategies import (
     param_guess,
     same_annotation,
 )
+from drafter.models.bodylaws import body_law_proposals
 from drafter.models.methods import MethodFamilies
 from drafter.models.source_facts import (constructor_rejects_negatives, indexed_params, looked_up_params,
                                          raised_in_body, type_aliases, type_variables)
@@ -153,7 +154,7 @@ class _Drafter(MethodFamilies):
         self._round_trips(call)
         self._method_families(call)
         self._idempotence(call)
-        self._text_forms(call)
+        self._text_forms_and_body_laws(call)
         self._docstring_invariants(call)
         self._rate_moves_result(call)
         self._monotonic(call)
@@ -396,10 +397,12 @@ class _Drafter(MethodFamilies):
         self._add(f"{t.name}_is_idempotent", "idempotence", call, body,
                   "an implementation that keeps changing its own output", f"{reason}: applying it twice equals once")
 
-    def _text_forms(self, call: Call) -> None:
-        if "self" in call.inputs:
-            return
-        for p in text_form_proposals(self.t, self.siblings, self.names, call.inputs, call.text, self._guarded):
+    def _text_forms_and_body_laws(self, call: Call) -> None:
+        found = [] if "self" in call.inputs else \
+            text_form_proposals(self.t, self.siblings, self.names, call.inputs, call.text, self._guarded)
+        found += body_law_proposals(self.t, self.x.root, call.inputs, {n: g.kind for n, g in call.kinds.items()},
+                                    call.text, lambda name: call.with_args(**{name: f"-{name}"}), self._guarded)
+        for p in found:
             self._add(p.name, p.kind, call, p.body, p.counterexample, p.why, p.inputs)
 
     def _docstring_invariants(self, call: Call) -> None:

@@ -250,3 +250,108 @@ def _raised(function: ast.AST) -> set[str]:
         if name and name[0].isupper() and name != "NotImplementedError":
             names.add(name)
     return names
+
+
+LITERAL_TYPES = (str, bytes, int, float, type(None))
+
+
+def literal_results(root: str, file: str, line: int) -> tuple | None:
+    """Every value the function can return, when each `return` gives a literal: a constant, a choice between
+    literals (`a if c else b`), or a lookup in a literal dict (`{1: "st"}.get(n % 10, "th")`, `{...}[k]`).
+    None when any return computes its value, when the function yields, or when fewer than two values are possible."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return None
+    function = found[2]
+    values: list = []
+    for node in _own_nodes(function):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(node, ast.Return):
+            possible = _literal_values(node.value) if node.value is not None else [None]
+            if possible is None:
+                return None
+            values += possible
+    if not _always_leaves(function.body):
+        values.append(None)  # it can fall off its end
+    distinct = list(dict.fromkeys((type(v), v) for v in values))
+    if len(distinct) < 2 or all(isinstance(v, bool) or v is None for _, v in distinct):
+        return None
+    return tuple(v for _, v in distinct)
+
+
+def _own_nodes(function: ast.AST):
+    """The function's nodes in source order, not those of functions, lambdas or classes nested in it."""
+    stack = list(reversed(list(ast.iter_child_nodes(function))))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _literal_values(node: ast.expr) -> list | None:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, LITERAL_TYPES) and not (isinstance(value, float) and value != value):
+            return [value]
+        return None
+    if isinstance(node, ast.IfExp):
+        body, orelse = _literal_values(node.body), _literal_values(node.orelse)
+        return None if body is None or orelse is None else body + orelse
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and \
+            isinstance(node.func.value, ast.Dict) and len(node.args) == 2 and not node.keywords:
+        table, default = _dict_values(node.func.value), _literal_values(node.args[1])
+        return None if table is None or default is None else table + default
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        return _dict_values(node.value)
+    return None
+
+
+def _dict_values(table: ast.Dict) -> list | None:
+    if any(key is None for key in table.keys):  # `**other` merges values we cannot see
+        return None
+    values: list = []
+    for value in table.values:
+        literal = _literal_values(value)
+        if literal is None:
+            return None
+        values += literal
+    return values
+
+
+def _always_leaves(body: list[ast.stmt]) -> bool:
+    """True when running `body` always ends in a return or a raise."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _always_leaves(last.body) and _always_leaves(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _always_leaves(last.body)
+    return False
+
+
+def absolute_params(root: str, file: str, line: int) -> frozenset[str]:
+    """Parameters whose first use rebinds them to an absolute value of themselves (`n = abs(int(n))`): the
+    function cannot tell `n` from `-n`."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return frozenset()
+    function = found[2]
+    params = set(_parameter_names(function))
+    seen: set[str] = set()
+    absolute: set[str] = set()
+    for statement in function.body:
+        used = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)} & params
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], ast.Name) and statement.targets[0].id in params - seen:
+            name, value = statement.targets[0].id, statement.value
+            inner = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & params
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "abs" and \
+                    inner == {name}:
+                absolute.add(name)
+        seen |= used
+    return frozenset(absolute)

@@ -9,6 +9,7 @@ same inputs show one output as the end (or start) of the other give that relatio
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +21,14 @@ FORM_WORDS = re.compile(r"\b(form|case|camelcase|underscored?|underscores|dash(?
                         r"title|slug|url|ascii|capitali[sz]e)\b")
 INVERSE_OF = re.compile(r"\b(?:inverse|reverse|opposite) of\s+(?::func:)?`+(\w+)`+")
 SEPARATOR_WORDS = {"underscores": "_", "dashes": "-", "hyphens": "-", "spaces": " ", "tabs": "\t"}
+CAPITAL_FIRST = re.compile(r"\bcapitali[sz]es? the first (?:word|letter|character)\b")
+CAPITAL_EVERY = re.compile(r"\bcapitali[sz]es? (?:all|each|every) (?:of )?(?:the )?words?\b")
+URL_PART = re.compile(r"\b(?:part of an?\s+(?:\S+\s+){0,2}url|url[- ]safe|slug)\b")
+# Spelled out, not `string.ascii_letters`: an input may well be called `string`.
+LETTERS_AND_DIGITS = string.ascii_letters + string.digits
+URL_SAFE = repr(LETTERS_AND_DIGITS + "-._~")  # RFC 3986's unreserved characters
+# Words that start with a lower-case letter often: arbitrary Unicode rarely draws one where a word begins.
+WORDS = f"st.text(alphabet={LETTERS_AND_DIGITS + ' _'!r}, max_size=20)"
 REPLACED = re.compile(r"\b(?:replace|turn|convert)s?\s+(underscores|dashes|hyphens|spaces|tabs)\s+(?:with|into|to)\s+"
                       r"(underscores|dashes|hyphens|spaces|tabs)\b")
 
@@ -109,6 +118,7 @@ def text_form_proposals(target: Target, siblings: list[Target], public: frozense
                     f"a {f} whose output {partner} cannot bring back",
                     f"the docstrings call {f} and {partner} inverses; on {f}'s documented domain {partner} undoes "
                     f"it. Strategies: {name}: {domain.basis}", {name: domain.expr}))
+        out.extend(_capitals_and_urls(f, name, said, plain, guarded))
     replaced = REPLACED.search(said)
     if replaced and annotation_head(target.returns) in ("str", "") and plain:
         gone = SEPARATOR_WORDS[replaced.group(1)]
@@ -126,6 +136,27 @@ def text_form_proposals(target: Target, siblings: list[Target], public: frozense
             "result_is_ascii", "invariant", guarded(f"out = {call}") + "\nassert out.isascii()",
             "a version that lets non-ASCII characters through", "the docstring promises ASCII output", dict(plain)))
     out.extend(_example_relations(target, siblings, public, plain))
+    return out
+
+
+def _capitals_and_urls(f: str, name: str, said: str, plain: dict[str, str],
+                       guarded: Callable[[str], str]) -> list[Proposal]:
+    """What the prose promises about capitals ("capitalize the first word", "... all the words") and URLs ("part of
+    a 'pretty' URL", "slug")."""
+    out = []
+    promises = (
+        (CAPITAL_FIRST, "result_starts_with_a_capital", "out[:1] == out[:1].upper()", WORDS, "a first letter left small"),
+        (CAPITAL_EVERY, "every_word_starts_with_a_capital", "all(each[:1] == each[:1].upper() for each in out.split())",
+         WORDS, "a word left uncapitalised"),
+        (URL_PART, "result_is_url_safe", f"all(c in {URL_SAFE} for c in out)", plain.get(name),
+         "a character a URL would have to escape"),
+    )
+    for pattern, law, check, strategy, counterexample in promises:
+        said_so = pattern.search(said)
+        if said_so and strategy:
+            out.append(Proposal(
+                law, "invariant", guarded(f"out = {f}({name})") + f"\nassert {check}", counterexample,
+                f"the docstring says {said_so.group(0)!r}", {name: strategy}))
     return out
 
 

@@ -131,3 +131,29 @@ def test_lookup_keys_numeric_text_and_delegated_errors_make_humanize_candidates_
         assert real[candidate] == "sound", (candidate, real)
     for candidate in (returns_str[0], returns_str[1], returns_str[3]):
         assert broken[candidate] == "unsound", (candidate, broken)
+
+
+BODY_AND_PROSE = ("inflection:ordinal", "inflection:humanize", "inflection:titleize", "inflection:parameterize")
+# candidate -> the mutant (by its description) it must kill by its own assertion
+BODY_AND_PROSE_KILLS = {
+    "inflection:ordinal::result_is_one_of_its_literals": '`return "th"` → `return ""`',
+    "inflection:ordinal::sign_of_number_does_not_matter": "`abs(int(number))` → `int(number)`",
+    "inflection:humanize::result_starts_with_a_capital": "`m.group(0).upper()` → `m.group(0)`",
+    "inflection:titleize::every_word_starts_with_a_capital": "→ `return word`",
+    "inflection:parameterize::result_is_url_safe": 'separator, string)` → `pass`',
+}
+
+
+def test_body_and_prose_families_are_kept_on_inflection_for_the_mutants_they_catch(tmp_path):
+    """Results that are literals, a sign the body discards, capitals and URL-safety the docstring promises: each
+    holds on the real module and kills, by its assertion, a mutant that breaks exactly what it claims."""
+    settings = Settings(model="heuristic", workspace=tmp_path / "ws", jobs=2, max_examples=30, seeds=2,
+                        select=BODY_AND_PROSE)
+    outcome = run(copy_with("inflection", tmp_path, "real", []), settings).outcome
+    verdicts = {d.id: d.verdict.stage for d in outcome.drafted}
+    described = {m.id: m.description for m in outcome.mutants}
+    for candidate, mutant in BODY_AND_PROSE_KILLS.items():
+        assert verdicts[candidate] == "kept", (candidate, verdicts)
+        killed = [described[r.mutant_id] for r in outcome.matrix.results
+                  if r.candidate_id == candidate and r.outcome == "assertion"]
+        assert any(mutant in d for d in killed), (candidate, killed)

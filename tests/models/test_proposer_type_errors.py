@@ -190,3 +190,62 @@ def test_doctest_examples_give_the_documented_domain():
     mixed = text_domain(["posts", "CamelOctopus"])  # no one word shape: only the alphabet
     assert not mixed.regular and all(v.isalpha() for v in draw(mixed.expr, 20))
     assert text_domain(["älämölö"]) is None  # non-ASCII examples: no domain is guessed
+
+
+def test_a_closed_set_of_literal_results_and_a_sign_the_body_discards_are_read_from_the_body(tmp_path):
+    found = drafts(tmp_path, '''
+        def suffix(n: int) -> str:
+            n = abs(n)
+            if n % 100 in (11, 12, 13):
+                return "th"
+            return {1: "st", 2: "nd"}.get(n % 10, "th")
+
+        def size(n: int):
+            if n > 3:
+                return "big"
+            elif n > 1:
+                return "medium"
+
+        def stars(n: int) -> str:
+            if n < 0:
+                raise ValueError(n)
+            n = abs(n)
+            return "small" if n < 2 else "*" * n
+
+        def positive(n: int) -> bool:
+            return True if n > 0 else False
+    ''')
+    (closed,) = [c for c in found["suffix"] if c["name"] == "result_is_one_of_its_literals"]
+    assert closed["body"].endswith("assert out in ('th', 'st', 'nd',)")
+    (mirrored,) = [c for c in found["suffix"] if c["name"] == "sign_of_n_does_not_matter"]
+    assert "mirrored = suffix(-n)" in mirrored["body"]
+    # Falling off the end returns None: it belongs to the set.
+    (fall_through,) = [c for c in found["size"] if c["name"] == "result_is_one_of_its_literals"]
+    assert fall_through["body"].endswith("assert out in ('big', 'medium', None,)")
+    # A computed result, a sign used before abs(), a set of booleans: nothing to claim.
+    assert not {"result_is_one_of_its_literals", "sign_of_n_does_not_matter"} & names(found["stars"])
+    assert "result_is_one_of_its_literals" not in names(found["positive"])
+
+
+def test_capitals_and_url_safety_are_read_from_what_the_docstring_promises(tmp_path):
+    found = drafts(tmp_path, '''
+        def headline(text: str) -> str:
+            """Capitalize all the words of a headline."""
+            return text.title()
+
+        def sentence(text: str) -> str:
+            """Capitalize the first word, so that it may be used as part of a 'pretty' URL."""
+            return text.capitalize()
+
+        def link(text: str) -> str:
+            """Return the URL of the page named by text, with its first word in capitals."""
+            return "https://example.org/" + text
+    ''')
+    (every,) = [c for c in found["headline"] if c["name"] == "every_word_starts_with_a_capital"]
+    assert every["body"].endswith("assert all(each[:1] == each[:1].upper() for each in out.split())")
+    assert "result_starts_with_a_capital" in names(found["sentence"])
+    (url,) = [c for c in found["sentence"] if c["name"] == "result_is_url_safe"]
+    assert "string." not in url["body"]  # an input may be called `string`
+    # "the URL of the page" says nothing of which characters the result holds; "first word in capitals" is not
+    # "capitalize the first word".
+    assert not {"result_is_url_safe", "result_starts_with_a_capital"} & names(found["link"])
