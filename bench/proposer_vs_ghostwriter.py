@@ -2,13 +2,15 @@
 
     python bench/proposer_vs_ghostwriter.py                 # every package under bench/vendor/
     python bench/proposer_vs_ghostwriter.py semver humanize # some of them
+    python bench/proposer_vs_ghostwriter.py /tmp/src/pkg    # a package elsewhere (a folder holding it)
     python bench/proposer_vs_ghostwriter.py --select 'inflection:*'   # restrict targets (passed to the pipeline)
 
 Per package: the whole pipeline with `--model heuristic` (2 workers, 50 examples, 5 seeds), then ghostwriter tests
 (`hypothesis.extra.ghostwriter.magic`, i.e. `hypothesis write`) of the same targets, run through the same soundness
 check and kill matrix on the same operator mutants (mutants are deterministic per target). Printed per package:
-targets with a candidate, candidates, unsound, kept, distinct mutants killed (heuristic: by kept candidates;
-ghostwriter: by any sound test, assertion or crash — it has no assertions to keep by). The ghostwriter imports
+targets with a candidate, candidates, unsound, kept, distinct mutants killed (heuristic: by kept candidates, and
+how many of those by a kept candidate's own assertion; ghostwriter: by any sound test, assertion or crash — it has
+no assertions to keep by). The ghostwriter imports
 the target (that is how it works); the heuristic never does. Needs `pip install -e '.[bench]'` (black).
 """
 
@@ -43,8 +45,14 @@ JOBS, MAX_EXAMPLES, SEEDS = 2, 50, 5
 SKIPPED_MODULES = ("cli", "__main__")
 
 
+# more-itertools: the recipes module (54 functions, stubs in recipes.pyi); more.py's 150 would take an hour here.
+PACKAGE_SELECT = {"more_itertools": ("more_itertools.recipes:*",)}
+
+
 def default_select(src: Path) -> tuple[str, ...]:
-    """Every target id outside command-line modules, as --select patterns."""
+    """The package's chosen targets, else every target outside command-line modules, as --select patterns."""
+    if src.name in PACKAGE_SELECT:
+        return PACKAGE_SELECT[src.name]
     return tuple(t.id for t in extract(src).targets if t.module.rsplit(".", 1)[-1] not in SKIPPED_MODULES)
 
 
@@ -57,11 +65,12 @@ def heuristic_figures(src: Path, workspace: Path, select: tuple[str, ...]) -> tu
     kept = {d.id for d in items if d.verdict.stage == "kept"}
     statuses = Counter(outcome.soundness[d.id].status for d in items if d.id in outcome.soundness)
     killed = {r.mutant_id for r in outcome.matrix.results if r.candidate_id in kept and r.killed}
+    by_assertion = {r.mutant_id for r in outcome.matrix.results if r.candidate_id in kept and r.outcome == "assertion"}
     reasons = Counter(f"{d.verdict.stage}:{d.verdict.reason}" for d in items if d.verdict.reason)
     figures = {"targets": len(outcome.draft.extraction.targets), "with_candidate": len({d.target for d in items}),
                "candidates": len(items), "unsound": statuses["unsound"],
                "not_run": sum(n for s, n in statuses.items() if s not in ("sound", "unsound")),
-               "kept": len(kept), "killed": len(killed), "reasons": reasons,
+               "kept": len(kept), "killed": len(killed), "assertion_killed": len(by_assertion), "reasons": reasons,
                "mutants_faced": len([m for m in outcome.mutants if m.target])}
     return figures, killed
 
@@ -188,7 +197,8 @@ def show(name: str, result: dict) -> None:
               f"{f['kept']:>5} {f['killed']:>7} {f['mutants_faced']:>6}")
     share = 100 * h["unsound"] / max(h["candidates"], 1)
     ratio = h["killed"] / g["killed"] if g["killed"] else float("inf")
-    print(f"heuristic unsound {share:.0f}%; kills heuristic/ghostwriter = {ratio:.2f}x "
+    print(f"heuristic unsound {share:.0f}%; kills heuristic/ghostwriter = {ratio:.2f}x, {h['assertion_killed']} of the "
+          f"heuristic's by a kept candidate's assertion "
           f"(both {result['both']}, only heuristic {result['only_heuristic']}, only ghostwriter "
           f"{result['only_ghostwriter']}; ghostwriter 'kept' = sound tests, {g['assertion_killed']} of its kills "
           f"by an assertion)")
@@ -200,7 +210,7 @@ def main() -> None:
         _ghostwrite_main(sys.argv[2], sys.argv[3:])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("packages", nargs="*", help="folders under bench/vendor (default: all)")
+    parser.add_argument("packages", nargs="*", help="folders under bench/vendor, or paths (default: all vendored)")
     parser.add_argument("--select", action="append", default=[], help="target id glob, as drafter --select")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
@@ -209,7 +219,8 @@ def main() -> None:
     print(f"drafter from {Path(drafter.__file__).parent}")
     results = {}
     for name in names:
-        results[name] = compare(VENDOR / name, tuple(args.select))
+        src = Path(name) if "/" in name else VENDOR / name  # a folder elsewhere, for a package not vendored
+        results[name] = compare(src, tuple(args.select))
         show(name, results[name])
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, default=dict) + "\n")

@@ -34,8 +34,10 @@ from drafter.models.strategies import (
 )
 from drafter.models.bodylaws import body_law_proposals
 from drafter.models.methods import MethodFamilies
-from drafter.models.source_facts import (constructor_rejects_negatives, indexed_params, looked_up_params,
-                                         raised_in_body, type_aliases, type_variables)
+from drafter.models.source_facts import (compared_choices, constructor_rejects_negatives, indexed_params,
+                                         looked_up_params,
+                                         raised_in_body, returns_iterator, stub_signature, type_aliases,
+                                         type_variables)
 from drafter.models.textforms import prose, text_form_proposals
 
 INVERSE_VERBS = (
@@ -49,7 +51,10 @@ NORMALISER_WORDS = ("normalize", "normalise", "clean", "canonical", "canonicaliz
                     "dedupe", "dedup", "unique", "strip", "trim", "slugify", "format", "tidy", "sanitize", "sanitise",
                     "collapse", "simplify", "clamp", "lower", "upper", "casefold", "squash")
 LOSSY_WORDS = ("drop", "dropped", "omit", "omitted", "never serialised", "never serialized", "without", "ignored", "skip")
+MONOTONE = re.compile(r"\b(?:non-?decreasing|monoton(?:e|ic|ically) (?:non-?decreasing|increasing))\b")
 IDEMPOTENT_PHRASES = ("idempotent", "changes nothing", "its own result", "no effect the second time")
+LAZY_ANNOTATIONS = ("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator")
+MATERIALISED = 200  # items of a lazy result compared: enough to see a difference, finite for infinite iterators
 NUMBER_ANNOTATIONS = {"int": "int", "float": "float", "Decimal": "Decimal", "Fraction": "Fraction"}
 
 
@@ -96,6 +101,7 @@ class Call:
     kinds: dict[str, Guess]
     callee: str  # "apply_tax", "self.to_text", "Hunk.parse"
     args: tuple[tuple[str, bool], ...] | None  # (parameter, passed by keyword); None for a property read
+    lazy: bool = False  # the result is an iterator: listed (up to MATERIALISED items) wherever it is used
 
     @property
     def text(self) -> str:
@@ -107,12 +113,18 @@ class Call:
         if self.args is None:
             return self.callee
         parts = [f"{name}={replaced.get(name, name)}" if keyword else replaced.get(name, name) for name, keyword in self.args]
-        return f"{self.callee}({', '.join(parts)})"
+        called = f"{self.callee}({', '.join(parts)})"
+        return f"list(itertools.islice({called}, {MATERIALISED}))" if self.lazy else called
 
 
 class _Drafter(MethodFamilies):
     def __init__(self, target: Target, extraction: Extraction):
+        stub = stub_signature(extraction.root, target.file, target.qualname)
+        if stub is not None:  # the stub's annotations stand in for those the source leaves out
+            target = replace(target, returns=target.returns or stub.returns, params=tuple(
+                p if p.annotation else replace(p, annotation=stub.params.get(p.name)) for p in target.params))
         self.t = target
+        self.stub_variables = stub.type_variables if stub else {}
         self.x = extraction
         self.names = frozenset(extraction.module_names.get(target.module, ()))
         self.classes = {c.name: c for c in extraction.classes if c.module == target.module or c.name in self.names}
@@ -120,18 +132,26 @@ class _Drafter(MethodFamilies):
         rejects = frozenset(c.name for c in self.classes.values()
                             if c.kind != "enum" and constructor_rejects_negatives(extraction.root, c.module, c.name))
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
-                           aliases=type_aliases(extraction.root), rejects_negative=rejects,
+                           aliases={**type_aliases(extraction.root), **(stub.type_variables if stub else {})},
+                           rejects_negative=rejects,
                            constants=extraction.constants.get(target.module, {}),
                            least=indexed_params(extraction.root, target.file, target.line))
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
-        # Calls that may legitimately fail are guarded with the documented error, else the module's only one.
-        # Without either, the errors the body itself raises (SystemExit is a command line's, not a contract).
+        # Calls that may legitimately fail are guarded with the documented error (else the module's only one) and
+        # the errors the body raises itself (SystemExit is a command line's, not a contract): a documented
+        # ValueError beside a raised IndexError is guarded with both.
         raised = [e for e in raised_in_body(extraction.root, target.file, target.line) if e != "SystemExit"]
-        body_guard = raised[0] if len(raised) == 1 else (f"({', '.join(raised)})" if raised else None)
-        self.guard = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else body_guard)
+        declared = self.error or (self.module_errors[0] if len(self.module_errors) == 1 else None)
+        errors = list(dict.fromkeys(([declared] if declared else []) + raised))
+        self.guard = errors[0] if len(errors) == 1 else (f"({', '.join(errors)})" if errors else None)
+        self.raises_undocumented = bool(set(raised) - {self.error})
         self.keys = looked_up_params(extraction.root, target.file, target.line)
+        self.choices = compared_choices(extraction.root, target.file, target.line)
+        # An iterator's result is compared as a list of its first items (never as the iterator object).
+        self.lazy = annotation_head(self._returns()) in LAZY_ANNOTATIONS or \
+            returns_iterator(extraction.root, target.file, target.line)
         self.out: list[dict] = []
         # isinstance() needs a class: a TypeVar result is the owner for a classmethod, else nothing checkable.
         typevars = type_variables(extraction.root)
@@ -239,7 +259,7 @@ class _Drafter(MethodFamilies):
             if t.name not in self.names and self.names:
                 return None, f"{t.name} is not among the public names of {t.module}"
         property_read = "self" in inputs and "property" in decorators
-        return Call(inputs, tuple(bases), kinds, callee, None if property_read else tuple(args)), None
+        return Call(inputs, tuple(bases), kinds, callee, None if property_read else tuple(args), self.lazy), None
 
     def _documented_error(self) -> str | None:
         """The error class the docstring names, if any: the target's declared way to fail."""
@@ -389,7 +409,9 @@ class _Drafter(MethodFamilies):
             return
         param = next(p for p in t.params if p.name == first)
         returns = self._returns()
-        if param.annotation and returns and not same_annotation(param.annotation, returns):
+        # A lazy result is compared as a list, which any iterable parameter takes back.
+        takes_a_list = self.lazy and annotation_head(param.annotation) in ("Iterable", "Sequence", "Collection")
+        if param.annotation and returns and not same_annotation(param.annotation, returns) and not takes_a_list:
             return  # the output cannot be fed back in
         again = call.with_args(**{first: "once"})
         body = self._guarded(f"once = {call.text}") + f"\nassert {again} == once"
@@ -445,8 +467,9 @@ class _Drafter(MethodFamilies):
             if head in ("list", "List", "tuple", "Sequence") and re.search(rf"\binto `?{re.escape(name)}`?\b", doc):
                 self._add(f"result_has_{name}_items", "invariant", call, out + f"\nassert len(out) == {name}",
                           "a split into the wrong number of parts", f"the docstring says it splits into {name} parts")
-        interval = re.search(r"\[\s*([\w.\-]+)\s*,\s*([\w.\-]+)\s*\]", self.doc)
-        if interval:
+        # Said of the result in prose ("a value in [0, 1]"), not a list literal of an example.
+        interval = re.search(r"\b(?:in|within|range|interval)\s+\[\s*([\w.\-]+)\s*,\s*([\w.\-]+)\s*\]", prose(self.doc))
+        if interval and (head in NUMBER_ANNOTATIONS or not returns) and not self.lazy:
             low, high = interval.groups()
             if all(_is_number(v) or v in call.inputs for v in (low, high)):
                 self._add("result_within_documented_interval", "bound", call, out + f"\nassert {low} <= out <= {high}",
@@ -480,21 +503,24 @@ class _Drafter(MethodFamilies):
                   f"must move the result", inputs)
 
     def _monotonic(self, call: Call) -> None:
+        """Only where the docstring says so: "non-decreasing in rate", or "monotonic" of a single numeric input."""
         returns = self._returns()
         if returns and annotation_head(returns) not in NUMBER_ANNOTATIONS:
             return
-        for name, guess in call.kinds.items():
-            if name == "self" or guess.kind not in NUMERIC:
-                continue
-            if not returns and not any(g.kind in NUMERIC for g in call.kinds.values()):
+        said = prose(self.doc)
+        numeric = [n for n, g in call.kinds.items() if n != "self" and g.kind in NUMERIC]
+        for name in numeric:
+            named = re.search(rf"\b(?:non-?decreasing|increasing|grows?)\s+(?:in|with)\s+`*{re.escape(name)}\b", said)
+            if not named and not (len(numeric) == 1 and MONOTONE.search(said)):
                 continue
             # The contract quantifies only the target's parameters, so the second point is derived in the body.
-            step = {"int": "1", "float": "1.0", "decimal": "Decimal(1)", "fraction": "Fraction(1)"}.get(guess.kind, "1")
+            step = {"int": "1", "float": "1.0", "decimal": "Decimal(1)", "fraction": "Fraction(1)"}.get(
+                call.kinds[name].kind, "1")
             higher = call.with_args(**{name: f"{name} + {step}"})
             body = (self._guarded(f"out_low = {call.text}") + "\n" + self._guarded(f"out_high = {higher}") +
                     "\nassert out_low <= out_high")
             self._add(f"non_decreasing_in_{name}", "monotonic", call, body, f"a sign error on {name}",
-                      f"numeric result of a numeric {name}: guessed non-decreasing when {name} grows by {step}")
+                      f"the docstring says the result does not decrease as {name} grows")
 
     def _error_contracts(self, call: Call) -> None:
         t = self.t
@@ -513,7 +539,7 @@ class _Drafter(MethodFamilies):
             self._add(f"negative_{name}_is_rejected", "error_contract", call, body,
                       f"a version that silently accepts a negative {name}",
                       f"the docstring says {name} must not be negative", {**call.inputs, name: negative})
-        if not self.error or self.error in ("TypeError", "KeyError"):
+        if not self.error or self.error in ("TypeError", "KeyError") or self.raises_undocumented:
             return
         returns = self._returns()
         expected = self.result_class or isinstance_target(returns, self.checkable)
@@ -526,7 +552,11 @@ class _Drafter(MethodFamilies):
                   f"the docstring names {self.error} as the way {t.name} fails")
 
     def _member_guess(self, param: Param) -> Guess | None:
-        """A parameter the body looks up in an enum of SRC (`Unit[unit.upper()]`) draws the members' names."""
+        """A parameter the body looks up in an enum of SRC (`Unit[unit.upper()]`) draws the members' names; one it
+        compares with string literals in a function that raises draws those literals."""
+        if param.name in self.choices:
+            values = list(self.choices[param.name])
+            return Guess(f"st.sampled_from({values!r})", "literal", f"the body tells {values} apart and raises otherwise")
         enum, case, per_element = self.keys.get(param.name, ("", "", False))
         info = self.classes.get(enum)
         if info is None or info.kind != "enum" or not info.members:
@@ -544,14 +574,19 @@ class _Drafter(MethodFamilies):
 
     def _type_and_bounds(self, call: Call) -> None:
         returns = self._returns()
-        expected = self.result_class or isinstance_target(returns, self.checkable)
+        # A type variable the inputs bind (`Iterable[_T]` drawn as ints) is that type in the result too.
+        concrete = returns
+        for variable, stands_for in self.stub_variables.items():
+            if any(re.search(rf"\b{variable}\b", p.annotation or "") for p in self.t.params):
+                concrete = re.sub(rf"\b{variable}\b", stands_for.strip("'\""), concrete)
+        expected = None if self.lazy else self.result_class or isinstance_target(concrete, self.checkable)
+        elem = element_type(concrete, self.checkable)
         out = self._guarded(f"out = {call.text}")
-        if expected:
-            check = f"assert isinstance(out, {expected})"
-            elem = element_type(returns, self.checkable)
+        if expected or (self.lazy and elem):
+            checks = [f"assert isinstance(out, {expected})"] if expected else []
             if elem:
-                check += f"\nassert all(isinstance(x, {elem}) for x in out)"
-            self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + check,
+                checks.append(f"assert all(isinstance(x, {elem}) for x in out)")
+            self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + "\n".join(checks),
                       "a version that returns the wrong type", f"the return annotation is {returns}")
         name = self.t.name.lower()
         if (name.startswith(("count", "num_", "len", "size")) or name.endswith(("_count", "_len", "_size"))) and \

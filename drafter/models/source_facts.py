@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 TYPE_HEADS = {"Union", "Optional", "List", "Dict", "Tuple", "Set", "FrozenSet", "Sequence", "Mapping", "Iterable",
@@ -160,7 +161,7 @@ def raised_in_body(root: str, file: str, line: int) -> tuple[str, ...]:
     if found is None:
         return ()
     owner, functions, function, module = found
-    names = set(_raised(function))
+    names = set(_raised(function)) | _stdlib_raised(function, _tree(Path(root) / file))
     for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
         func = call.func
         if isinstance(owner, ast.ClassDef) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
@@ -355,3 +356,145 @@ def absolute_params(root: str, file: str, line: int) -> frozenset[str]:
                 absolute.add(name)
         seen |= used
     return frozenset(absolute)
+
+
+LAZY_CALLS = frozenset({
+    "map", "filter", "zip", "iter", "reversed", "enumerate",
+    "islice", "chain", "from_iterable", "repeat", "cycle", "count", "starmap", "compress", "takewhile", "dropwhile",
+    "groupby", "zip_longest", "accumulate", "product", "permutations", "combinations",
+    "combinations_with_replacement", "pairwise", "batched", "filterfalse", "tee"})
+
+
+def returns_iterator(root: str, file: str, line: int) -> bool:
+    """True when the function is a generator, or every `return` gives a lazy iterator (`map(...)`, a generator
+    expression, an itertools call, or what a generator function of the same module returns): its result must be
+    materialised before it is compared, and can be consumed only once."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return False
+    function, module = found[2], found[3]
+    own = list(_own_nodes(function))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
+        return True
+    returns = [n.value for n in own if isinstance(n, ast.Return)]
+    return bool(returns) and all(_is_lazy(value, module) for value in returns)
+
+
+def _is_lazy(value: ast.expr | None, module: dict) -> bool:
+    if isinstance(value, ast.GeneratorExp):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name in LAZY_CALLS:
+        return True
+    callee = module.get(name) if isinstance(func, ast.Name) else None
+    return callee is not None and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(callee))
+
+
+@dataclass(frozen=True)
+class StubSignature:
+    """A function's annotations as a `.pyi` stub beside its module declares them (more-itertools, for one, keeps
+    every annotation there)."""
+
+    params: dict[str, str]
+    returns: str | None
+    type_variables: dict[str, str]  # TypeVar of the stub -> the one type that stands for it (its first constraint)
+
+
+def stub_signature(root: str, file: str, qualname: str) -> StubSignature | None:
+    """The signature of `qualname` in the stub beside `file`, when it declares it once (not `@overload`ed)."""
+    stub = _tree((Path(root) / file).with_suffix(".pyi"))
+    if stub is None:
+        return None
+    body: list[ast.stmt] = stub.body
+    *owners, name = qualname.split(".")
+    for owner in owners:
+        body = next((n.body for n in body if isinstance(n, ast.ClassDef) and n.name == owner), [])
+    defined = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    if len(defined) != 1 or any(ast.unparse(d).endswith("overload") for d in defined[0].decorator_list):
+        return None
+    function = defined[0]
+    arguments = (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+    typevars = {t.id: _stands_for(s.value) for s in stub.body if isinstance(s, ast.Assign) and
+                isinstance(s.value, ast.Call) and getattr(s.value.func, "id", "") == "TypeVar"
+                for t in s.targets if isinstance(t, ast.Name)}
+    return StubSignature({a.arg: ast.unparse(a.annotation) for a in arguments if a.annotation is not None},
+                         ast.unparse(function.returns) if function.returns is not None else None, typevars)
+
+
+STANDS_IN = ("int", "float", "str", "bytes", "Decimal", "Fraction")
+
+
+def _stands_for(typevar: ast.Call) -> str:
+    """`TypeVar("N", float, Decimal)` -> "float", `TypeVar("S", bound=str)` -> "str", an open one -> "int"."""
+    options = [ast.unparse(a) for a in typevar.args[1:]] + [ast.unparse(k.value) for k in typevar.keywords
+                                                            if k.arg == "bound"]
+    return options[0] if options and options[0].strip("'\"") in STANDS_IN else "int"
+
+
+# What well-known standard-library calls raise for arguments outside their domain (their documentation says so):
+# `random.sample(pool, r)` with r > len(pool) is a ValueError of the target as much as one it raises itself.
+STDLIB_RAISES = {
+    ("random", "sample"): "ValueError", ("random", "randrange"): "ValueError", ("random", "randint"): "ValueError",
+    ("random", "choice"): "IndexError", ("math", "sqrt"): "ValueError", ("math", "log"): "ValueError",
+    ("math", "isqrt"): "ValueError", ("math", "comb"): "ValueError", ("math", "perm"): "ValueError",
+    ("math", "factorial"): "ValueError",
+}
+
+
+def _stdlib_raised(function: ast.AST, tree: ast.Module | None) -> set[str]:
+    """Errors of the STDLIB_RAISES calls in the function, called as `random.sample` or imported by name."""
+    imported = {}
+    for node in tree.body if tree else ():
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imported.update({a.asname or a.name: (node.module, a.name) for a in node.names})
+        elif isinstance(node, ast.Import):
+            imported.update({a.asname or a.name: (a.name, "") for a in node.names})
+    raised = set()
+    for call in (n for n in _own_nodes(function) if isinstance(n, ast.Call)):
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in imported:
+            key = imported[func.id]
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in imported:
+            key = (imported[func.value.id][0], func.attr)
+        else:
+            continue
+        if key in STDLIB_RAISES:
+            raised.add(STDLIB_RAISES[key])
+    return raised
+
+
+def compared_choices(root: str, file: str, line: int) -> dict[str, tuple[str, ...]]:
+    """Text parameters the body tells apart by comparing them with two or more string literals (`==`, `in (...)`,
+    `match`/`case`) in a function that raises: the values it accepts. grouper's `incomplete` is 'fill', 'strict'
+    or 'ignore'; anything else is a ValueError."""
+    found = _function_at(root, file, line)
+    if found is None:
+        return {}
+    function = found[2]
+    own = list(_own_nodes(function))
+    if not any(isinstance(n, ast.Raise) for n in own):
+        return {}
+    params = set(_parameter_names(function))
+    choices: dict[str, list[str]] = {}
+    for node in own:
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
+            for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                if isinstance(side, ast.Name) and side.id in params:
+                    choices.setdefault(side.id, []).extend(_strings(other))
+        elif isinstance(node, ast.Match) and isinstance(node.subject, ast.Name) and node.subject.id in params:
+            for pattern in (p for case in node.cases for p in ast.walk(case.pattern) if isinstance(p, ast.MatchValue)):
+                choices.setdefault(node.subject.id, []).extend(_strings(pattern.value))
+    distinct = {name: tuple(dict.fromkeys(values)) for name, values in choices.items()}
+    return {name: values for name, values in distinct.items() if len(values) >= 2}
+
+
+def _strings(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []

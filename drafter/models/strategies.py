@@ -486,6 +486,10 @@ def _docstring_kind(name: str, docstring: str) -> str | None:
     return None
 
 
+# Names that promise only "something to iterate over, as often as you like": a list is one.
+ITERABLE_NAMES = frozenset({"iterable", "seq", "sequence"})
+
+
 def _name_kind(name: str) -> str | None:
     if name in BOOL_NAMES or name.startswith(("is_", "has_", "allow_", "use_")):
         return "bool"
@@ -497,7 +501,7 @@ def _name_kind(name: str) -> str | None:
         return "text"
     if name in BYTES_NAMES or name.endswith("_bytes"):
         return "bytes"
-    if name in TEXT_ITEM_NAMES or (name.endswith("s") and len(name) > 2 and not name.endswith("ss")):
+    if name in TEXT_ITEM_NAMES or name in ITERABLE_NAMES or (name.endswith("s") and len(name) > 2 and not name.endswith("ss")):
         return "sequence"
     return None
 
@@ -544,13 +548,14 @@ def isinstance_target(returns: str, names: frozenset[str]) -> str | None:
 
 
 def element_type(returns: str, names: frozenset[str]) -> str | None:
-    """`X` of a `list[X]`-like return annotation, when X is a plain nameable type."""
+    """`X` of a `list[X]`-like (or `Iterator[X]`) return annotation, when X is a plain nameable type."""
     try:
         node = ast.parse(returns.strip(), mode="eval").body
     except SyntaxError:
         return None
     if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
         return None
-    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence") or isinstance(node.slice, ast.Tuple):
+    if node.value.id not in ("list", "List", "set", "frozenset", "Sequence", "Iterator", "Iterable") or \
+            isinstance(node.slice, ast.Tuple):
         return None
     return isinstance_target(ast.unparse(node.slice), names)

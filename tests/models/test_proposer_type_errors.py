@@ -249,3 +249,136 @@ def test_capitals_and_url_safety_are_read_from_what_the_docstring_promises(tmp_p
     # "the URL of the page" says nothing of which characters the result holds; "first word in capitals" is not
     # "capitalize the first word".
     assert not {"result_is_url_safe", "result_starts_with_a_capital"} & names(found["link"])
+
+
+def test_monotonicity_only_where_the_docstring_says_so_and_iterators_are_compared_as_lists(tmp_path):
+    # more-itertools: `tail`, `totient`, `is_prime` got "non-decreasing in n" for no reason; `unique_everseen`'s
+    # idempotence compared two generator objects; `flatten` read an example's `[0, 1]` as a bound on its result.
+    found = drafts(tmp_path, '''
+        import itertools
+
+        def totient(n: int) -> int:
+            """Return the count of natural numbers up to n that are coprime with n."""
+            return sum(1 for k in range(1, n + 1) if n % k == 0)
+
+        def fee(amount: int) -> int:
+            """The fee, non-decreasing in amount."""
+            return amount // 10
+
+        def unique_everseen(iterable):
+            """Yield unique elements, preserving order.
+
+            >>> list(unique_everseen([0, 1, 0]))
+            [0, 1]
+            """
+            seen = set()
+            for element in iterable:
+                if element not in seen:
+                    seen.add(element)
+                    yield element
+
+        def tail(n: int, iterable):
+            """Return the last n items: the result lies in [0, 1] of nothing."""
+            return itertools.islice(iterable, n)
+    ''')
+    assert "non_decreasing_in_n" not in names(found["totient"])
+    assert "non_decreasing_in_amount" in names(found["fee"])
+    (idempotent,) = [c for c in found["unique_everseen"] if c["name"] == "unique_everseen_is_idempotent"]
+    assert "once = list(itertools.islice(unique_everseen(iterable), 200))" in idempotent["body"]
+    assert idempotent["body"].endswith("assert list(itertools.islice(unique_everseen(once), 200)) == once")
+    assert not {"non_decreasing_in_n", "result_within_documented_interval"} & names(found.get("tail", []))
+
+
+def test_a_stub_beside_the_module_gives_annotations_and_every_raised_error_guards_the_call(tmp_path):
+    # more-itertools keeps its annotations in .pyi stubs; nth_combination documents ValueError and raises
+    # IndexError too, so "only raises ValueError" was unsound and a ValueError guard alone let IndexError through.
+    (tmp_path / "mod.pyi").write_text(textwrap.dedent('''
+        from typing import Iterable, Iterator, TypeVar, overload
+        _T = TypeVar("_T")
+        def take(n: int, iterable: Iterable[_T]) -> list[_T]: ...
+        def tail(n: int, iterable: Iterable[_T]) -> Iterator[_T]: ...
+        def blanks(n: int) -> Iterator[_T]: ...
+        def pick(iterable: Iterable[int], index: int) -> int: ...
+        @overload
+        def either(x: int) -> int: ...
+        @overload
+        def either(x: str) -> str: ...
+    '''))
+    found = drafts(tmp_path, '''
+        def take(n, iterable):
+            return list(iterable)[:n]
+
+        def pick(iterable, index):
+            """Raise ValueError for an empty iterable."""
+            pool = list(iterable)
+            if not pool:
+                raise ValueError("empty")
+            if index >= len(pool):
+                raise IndexError(index)
+            return pool[index]
+
+        def either(x):
+            return x
+
+        def tail(n, iterable):
+            return iter(list(iterable)[-n:])
+
+        def blanks(n):
+            return iter([None] * n)
+    ''')
+    (typed,) = [c for c in found["take"] if c["name"] == "returns_list_t"]
+    assert typed["inputs"]["n"].startswith("st.integers(")
+    assert typed["inputs"]["iterable"].startswith("st.lists(st.integers(")
+    assert "only_raises_value_error" not in names(found["pick"])
+    assert found["pick"] and all("except (ValueError, IndexError):" in c["body"] for c in found["pick"])
+    assert not found["either"]  # overloaded: no one signature to trust
+    # A lazy result is listed (a bounded prefix) before any check; its items have the type the inputs bind.
+    (items,) = [c for c in found["tail"] if c["name"] == "returns_iterator_t"]
+    assert items["body"] == ("out = list(itertools.islice(tail(n, iterable), 200))\n"
+                             "assert all(isinstance(x, int) for x in out)")
+    assert "returns_iterator_t" not in names(found["blanks"])  # _T bound by no input: any type at all
+
+
+def test_standard_library_errors_literal_choices_and_constrained_type_variables(tmp_path):
+    # more-itertools: random_permutation's random.sample raised ValueError for r > len(pool); grouper's `incomplete`
+    # drawn as any text was a ValueError every time; running_mean's `_NumberT` (float, Decimal, Fraction) is no int.
+    (tmp_path / "mod.pyi").write_text(textwrap.dedent('''
+        from decimal import Decimal
+        from typing import Iterable, Iterator, TypeVar
+        _NumberT = TypeVar("_NumberT", float, Decimal)
+        def running_mean(iterable: Iterable[_NumberT]) -> Iterator[_NumberT]: ...
+        def shuffled(pool: list[int], r: int) -> tuple[int, ...]: ...
+        def pad(items: list[int], mode: str) -> list[int]: ...
+        def label(mode: str) -> str: ...
+    '''))
+    found = drafts(tmp_path, '''
+        from random import sample
+
+        def running_mean(iterable):
+            total = 0
+            for i, x in enumerate(iterable, 1):
+                total += x
+                yield total / i
+
+        def shuffled(pool, r):
+            return tuple(sample(pool, r))
+
+        def pad(items, mode):
+            match mode:
+                case "fill":
+                    return items + [0]
+                case "ignore":
+                    return items
+                case _:
+                    raise ValueError(mode)
+
+        def label(mode):
+            return "wide" if mode == "w" else "narrow" if mode == "n" else mode
+    ''')
+    (mean,) = [c for c in found["running_mean"] if c["name"] == "returns_iterator_number_t"]
+    assert mean["inputs"]["iterable"].startswith("st.lists(st.floats(")
+    assert mean["body"].endswith("assert all(isinstance(x, (int, float)) for x in out)")
+    assert all("except ValueError:\n    assume(False)" in c["body"] for c in found["shuffled"]) and found["shuffled"]
+    assert found["pad"][0]["inputs"]["mode"] == "st.sampled_from(['fill', 'ignore'])"
+    # label compares too, but raises nothing: any text is its input
+    assert found["label"][0]["inputs"]["mode"].startswith("st.text(")
