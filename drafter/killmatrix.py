@@ -122,12 +122,12 @@ def build_kill_matrix(
                         on_progress(len(results), total)
 
         record(pool.run(batches), lambda event: (event.batch, event.run))
-        # A timeout on a loaded machine is not a kill: each is run once more, alone, with twice the budget,
-        # and only a repeated timeout counts.
-        retries = [(index, run) for index, run in timed_out if index not in invalid]
-        again = [Batch((replace(batches[i].runs[r], budget=2 * batches[i].runs[r].budget),), batches[i].mutant)
-                 for i, r in retries]
-        record(pool.run(again), lambda event: retries[event.batch])
+        # A timeout on a loaded machine is not a kill: once the matrix is done, each is run again alone (one
+        # at a time, the other workers idle) with twice its budget, and only a repeated timeout counts.
+        for index, run in [(i, r) for i, r in timed_out if i not in invalid]:
+            first = batches[index].runs[run]
+            again = Batch((replace(first, budget=2 * first.budget),), batches[index].mutant)
+            record(pool.run([again]), lambda event, key=(index, run): key)
     ordered = tuple(results[key] for key in sorted(results) if key[0] not in invalid)
     return KillMatrix(
         results=ordered,

@@ -41,8 +41,8 @@ from drafter.runfolder import (
 )
 from drafter.soundness import check_soundness
 from sabotage.cache import MutantCache
-from sabotage.known_bad import load_known_bad
-from sabotage.mutants import mutants_for_all, normalised_tree
+from sabotage.known_bad import drop_operator_duplicates, load_known_bad
+from sabotage.mutants import mutants_for_all
 
 
 class Reporter(Protocol):
@@ -372,11 +372,10 @@ def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | Non
         known, errors = load_known_bad(known_bad, source_dir, extraction.targets)
         warnings.extend(f"known-bad {e.file}: {e.reason}" for e in errors)
         # An operator mutant that is the same tree as an owner's patch is a duplicate: keep the owner's words.
-        known_trees = {(m.target, normalised_tree(m.source)) for m in known}
-        for mutant in [m for m in mutants if (m.target, normalised_tree(m.source)) in known_trees]:
-            mutants.remove(mutant)
-            equivalent, duplicate = dropped[mutant.target]
-            dropped[mutant.target] = (equivalent, duplicate + 1)
+        mutants, duplicates = drop_operator_duplicates(mutants, known, extraction.targets, source_dir)
+        for target_id, count in duplicates.items():
+            equivalent, duplicate = dropped[target_id]
+            dropped[target_id] = (equivalent, duplicate + count)
         mutants.extend(known)
     return mutants, dropped
 

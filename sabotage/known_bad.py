@@ -6,8 +6,9 @@ still load. SRC is only read.
 
 from __future__ import annotations
 
+import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,3 +227,114 @@ def load_known_bad(patch_dir: Path, src: Path, targets: Sequence[Target]) -> tup
         except (OSError, UnicodeDecodeError) as exc:
             errors.append(KnownBadError(name, f"cannot read it: {exc}"))
     return mutants, errors
+
+
+def drop_operator_duplicates(mutants: Sequence[Mutant], known: Sequence[Mutant], targets: Sequence[Target],
+                             src: Path) -> tuple[list[Mutant], dict[str, int]]:
+    """The mutants without those whose module is the same tree as a known-bad patch of their target (the owner's
+    words are kept), and how many were dropped per target.
+
+    Decided on the target's def alone: its module is parsed once, an operator mutant only as the def it splices in.
+    """
+    by_id = {t.id: t for t in targets}
+    shapes: dict[str, _DefShape | None] = {}
+    known_keys: dict[str, set[str]] = {}
+    for patch in known:
+        if patch.target in by_id and patch.target not in shapes:
+            shapes[patch.target] = _DefShape.of(by_id[patch.target], src)
+        shape = shapes.get(patch.target)
+        key = shape.key(patch.source) if shape else None
+        if key is not None:
+            known_keys.setdefault(patch.target, set()).add(key)
+    kept: list[Mutant] = []
+    dropped: dict[str, int] = {}
+    for mutant in mutants:
+        keys = known_keys.get(mutant.target)
+        if keys and shapes[mutant.target].key(mutant.source) in keys:  # type: ignore[union-attr]
+            dropped[mutant.target] = dropped.get(mutant.target, 0) + 1
+        else:
+            kept.append(mutant)
+    return kept, dropped
+
+
+class _DefShape:
+    """Where a target's def sits in its module, so another version of the module is compared as that def only."""
+
+    def __init__(self, text: str, tree: ast.Module, node: ast.AST, path: tuple) -> None:
+        starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        start, end = starts[first - 1], starts[node.end_lineno] if node.end_lineno < len(starts) else len(text)
+        self.head, self.tail = text[:start], text[end:]
+        self.indented = node.col_offset > 0
+        self.path = path
+        self.rest = _dump_without(tree, path)
+
+    @classmethod
+    def of(cls, target: Target, src: Path) -> _DefShape | None:
+        try:
+            text = (src / target.file).read_text(encoding="utf-8")
+            tree = ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+        found = [(node, path) for node, path in _nodes(tree, ())
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == target.name
+                 and min([node.lineno] + [d.lineno for d in node.decorator_list]) <= target.line <= node.end_lineno]
+        if not found:
+            return None
+        node, path = min(found, key=lambda found: found[0].end_lineno - found[0].lineno)
+        return cls(text, tree, node, path)
+
+    def key(self, source: str) -> str | None:
+        """The tree of what `source` has in place of the def, or None when the rest of its module is another tree."""
+        if len(source) >= len(self.head) + len(self.tail) and source.startswith(self.head) and source.endswith(self.tail):
+            middle = source[len(self.head): len(source) - len(self.tail)]  # the operators' case: only the def differs
+            try:
+                body = ast.parse(f"if 1:\n{middle}" if self.indented else middle).body
+            except (SyntaxError, ValueError):
+                pass
+            else:
+                if not self.indented:
+                    return "\n".join(map(ast.dump, body))
+                if len(body) == 1:
+                    return "\n".join(map(ast.dump, body[0].body))
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return None
+        node = _at(tree, self.path)
+        return ast.dump(node) if node is not None and _dump_without(tree, self.path) == self.rest else None
+
+
+def _nodes(node: ast.AST, path: tuple) -> Iterator[tuple[ast.AST, tuple]]:
+    """Every node under `node` with its path: (field, index) steps, index None for a single child."""
+    for field, value in ast.iter_fields(node):
+        children = enumerate(value) if isinstance(value, list) else [(None, value)]
+        for index, child in children:
+            if isinstance(child, ast.AST):
+                step = path + ((field, index),)
+                yield child, step
+                yield from _nodes(child, step)
+
+
+def _at(tree: ast.AST, path: tuple) -> ast.AST | None:
+    node = tree
+    for field, index in path:
+        value = getattr(node, field, None)
+        if index is not None:
+            value = value[index] if isinstance(value, list) and index < len(value) else None
+        if not isinstance(value, ast.AST):
+            return None
+        node = value
+    return node
+
+
+def _dump_without(tree: ast.Module, path: tuple) -> str:
+    """The tree's dump with the node at `path` (a statement in a list) replaced by `pass`."""
+    field, index = path[-1]
+    parent = _at(tree, path[:-1])
+    block = getattr(parent, field)
+    saved, block[index] = block[index], ast.Pass()
+    try:
+        return ast.dump(tree)
+    finally:
+        block[index] = saved

@@ -263,6 +263,39 @@ def test_a_timeout_that_does_not_repeat_is_not_a_kill(kit, pkg, tmp_path):
     assert outcomes(matrix) == {("even", "once"): "survived"}
 
 
+
+def test_timeouts_caused_by_a_crowded_machine_are_rerun_one_at_a_time(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    scratch = tmp_path / "scratch"  # shared by the workers; the only folder they may write into
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+
+    def crowd_shy(tag: str):
+        # Each announces itself, then watches 2.5 s for another one running: if it sees one, it hangs past its
+        # budget (like a pair starved by a loaded machine) and leaves a note saying so.
+        return kit.mutant(source, name, "double", tag, "return x * SCALE", f"""import os, time
+    folder = {str(scratch)!r}
+    mine = os.path.join(folder, 'busy-{tag}')
+    open(mine, 'w').close()
+    try:
+        until = time.monotonic() + 2.5
+        while time.monotonic() < until:
+            if [n for n in os.listdir(folder) if n.startswith('busy-') and n != 'busy-{tag}']:
+                open(os.path.join(folder, 'crowded-{tag}'), 'w').close()
+                time.sleep(60)
+            time.sleep(0.02)
+    finally:
+        os.remove(mine)
+    return x * SCALE""")
+
+    mutants = [crowd_shy("left"), crowd_shy("right")]
+    matrix = build_kill_matrix([kit.sound(even, 0.01)], mutants, run, source, jobs=2, max_examples=1,
+                               budget_floor=4.0)
+    # Both ran at once in the matrix and timed out; rerun together they would time out again.
+    assert sorted(p.name for p in scratch.glob("crowded-*")) == ["crowded-left", "crowded-right"]
+    assert outcomes(matrix) == {("even", "left"): "survived", ("even", "right"): "survived"}
+
+
 def test_hypothesis_draws_no_constants_from_whatever_modules_a_worker_imported(tmp_path, monkeypatch):
     from hypothesis.internal.conjecture import providers
 

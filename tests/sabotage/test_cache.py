@@ -46,3 +46,30 @@ def test_an_unreadable_entry_is_ignored_with_a_warning_and_replaced(tmp_path, he
     assert len(cache.warnings) == 1 and str(entry) in cache.warnings[0]
     healed = MutantCache(tmp_path / "cache")
     assert healed.mutants_for(target, src) == made and healed.hits == {target.id}
+
+
+def test_a_second_pipeline_run_takes_its_mutants_from_the_cache_and_says_so(tmp_path, shop) -> None:
+    import json
+
+    from drafter.config import Settings
+    from drafter.pipeline import run
+
+    settings = Settings(model=f"replay:{shop / 'replies.json'}", workspace=tmp_path / "workspace",
+                        corpus=(shop / "corpus",), jobs=1, max_examples=10, seeds=1)
+    first = run(shop, settings).outcome
+    assert not any(w.startswith("mutant cache:") for w in first.warnings)
+    entries = sorted((tmp_path / "workspace" / "cache" / "mutants").rglob("*.json"))
+    facing = {m.target for m in first.mutants}
+    assert len(entries) == len(facing) > 0
+    # Mark every stored mutant: what the second run uses shows whether it was read back or made again.
+    for entry in entries:
+        data = json.loads(entry.read_text())
+        for row in data["mutants"]:
+            row["description"] += " [from the cache]"
+        entry.write_text(json.dumps(data))
+
+    second = run(shop, settings).outcome
+    assert f"mutant cache: the mutants of {len(facing)} of {len(facing)} targets reused" in " ".join(second.warnings)
+    assert [m.id for m in second.mutants] == [m.id for m in first.mutants]
+    assert all(m.description.endswith(" [from the cache]") for m in second.mutants)
+    assert [m.source for m in second.mutants] == [m.source for m in first.mutants]

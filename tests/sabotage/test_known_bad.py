@@ -156,3 +156,36 @@ def test_src_is_unchanged_by_sabotage(shop, shop_run, helpers) -> None:
     assert sum(len(s.mutants) for s in shop_run.sets.values()) > 0 and shop_run.known_bad
     assert helpers.tree_hash(shop) == shop_run.hash_before
     assert not list(shop.rglob("__pycache__"))
+
+
+def test_an_operator_mutant_that_is_a_known_bad_patch_is_dropped_exactly_when_the_whole_modules_are_one_tree(
+        shop, helpers) -> None:
+    from dataclasses import replace
+
+    from sabotage import mutants_for, normalised_tree
+    from sabotage.known_bad import drop_operator_duplicates
+
+    targets = helpers.targets_of(shop)
+    known, _ = load_known_bad(shop / "known_bad", shop, targets)
+    operator = [m for t in targets if t.id in {k.target for k in known} for m in mutants_for(t, shop).mutants]
+    tax = next(k for k in known if k.target == "shop.billing:apply_tax")
+    cent = 'CENT = Decimal("0.01")'
+    variants = {
+        "as written": tax,
+        "reformatted inside the def": replace(tax, source=tax.source.replace(
+            "return amount + amount * rate", "return amount+amount*rate  # exact")),
+        "reformatted outside the def": replace(tax, source=tax.source.replace(cent, 'CENT = Decimal( "0.01" )  # one cent')),
+        "other code outside the def": replace(tax, source=tax.source.replace(cent, 'CENT = Decimal("0.001")')),
+    }
+    dropped_by = {}
+    for why, patch in variants.items():
+        patches = [patch] + [k for k in known if k is not tax]
+        kept, dropped = drop_operator_duplicates(operator, patches, targets, shop)
+        # What the old whole-module comparison decided, mutant by mutant.
+        trees = {(k.target, normalised_tree(k.source)) for k in patches}
+        assert kept == [m for m in operator if (m.target, normalised_tree(m.source)) not in trees], why
+        assert sum(dropped.values()) == len(operator) - len(kept), why
+        dropped_by[why] = dropped
+    assert dropped_by["as written"] == dropped_by["reformatted inside the def"] == {"shop.billing:apply_tax": 1}
+    assert dropped_by["reformatted outside the def"] == {"shop.billing:apply_tax": 1}
+    assert dropped_by["other code outside the def"] == {}

@@ -203,3 +203,42 @@ def test_mutants_for_all_over_two_processes_equals_one_by_one_with_errors_in_pla
     spread = mutants_for_all(wanted, shop, jobs=2)
     assert isinstance(spread[1], SabotageError) and "not_there" in str(spread[1])
     assert [spread[0], *spread[2:]] == [mutants_for(t, shop) for t in [targets[0], *targets[2:]]]
+
+
+class BumpIntegers(Operator):
+    """Every integer literal of the def plus one, its parameters' defaults too (no shipped operator offers those)."""
+
+    name = "bump_integers"
+
+    def replacements(self, site, target):
+        if isinstance(site.node, cst.Integer):
+            yield cst.Integer(str(int(site.node.value) + 1))
+
+    def positions(self, function, target=None):
+        defaults = [p.default for p in function.params.params if isinstance(p.default, cst.Integer)]
+        return [Position(d, cst.Integer(str(int(d.value) + 1))) for d in defaults] + super().positions(function, target)
+
+
+def test_body_only_is_true_for_a_body_change_and_false_for_a_default_which_the_switch_then_refuses(
+        tmp_path, helpers) -> None:
+    import importlib.util
+
+    from sabotage.switch import SwitchUnsafe, prepare_switch
+
+    src = helpers.write_src(tmp_path, {"scaled.py": "class Box:\n    def scale(self, x, factor=3):\n"
+                                                    "        return x * factor + 1\n"})
+    target = helpers.target_of(src, "scaled:Box.scale")
+    made = mutants_for(target, src, [BumpIntegers()]).mutants
+    by_change = {m.description.split(": ", 1)[1]: m for m in made}
+    assert set(by_change) == {"`3` → `4`", "`x * factor + 1` → `x * factor + 2`"}
+    default, body = by_change["`3` → `4`"], by_change["`x * factor + 1` → `x * factor + 2`"]
+    assert "def scale(self, x, factor=4):" in default.source and not default.body_only
+    assert "return x * factor + 2" in body.source and body.body_only
+    assert body.reach == (3,) and default.reach == ()
+
+    spec = importlib.util.spec_from_file_location("scaled", src / "scaled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SwitchUnsafe, match="outside the body of Box.scale"):
+        prepare_switch(module, "Box.scale", default.source, default.body_only)
+    assert prepare_switch(module, "Box.scale", body.source, body.body_only).live is module.Box.scale
