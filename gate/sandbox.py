@@ -12,13 +12,17 @@ module can at most send wrong plain data, never an object of its own into the pr
 Standard library only (and gate.channel): it runs before and beside production code.
 """
 
+import _imp
 import importlib
+import importlib.machinery
 import operator
 import os
+import posix
 import resource
 import sys
 import traceback
 import types
+import urllib.parse
 
 from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
 
@@ -26,7 +30,8 @@ REFUSED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
     "os.kill", "os.killpg", "signal.pthread_kill", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
     "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "gc.get_objects", "gc.get_referrers",
-    "gc.get_referents", "sys.settrace", "sys.setprofile", "webbrowser.open",
+    "gc.get_referents", "sys.settrace", "sys.setprofile", "webbrowser.open", "sqlite3.enable_load_extension",
+    "sqlite3.load_extension",
 })
 REFUSED_IMPORTS = frozenset({"_posixsubprocess", "_ctypes", "_xxsubinterpreters"})
 WRITE_EVENTS = frozenset({
@@ -36,6 +41,13 @@ WRITE_EVENTS = frozenset({
 SOURCE_AND_DESTINATION = frozenset({"os.link", "os.symlink", "shutil.copyfile", "shutil.copytree"})
 BOTH_WRITTEN = frozenset({"os.rename", "shutil.move"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+# File-creating functions that raise no audit event: replaced in os and posix by stand-ins that raise one of ours,
+# so the hook checks the path and makes the node itself.
+UNAUDITED = ("mkfifo", "mknod")
+UNAUDITED_EVENT = "oracle-gate.unaudited"
+BUILTIN_EVENT = "oracle-gate.create_builtin"  # a fresh `posix` module would hold the originals again
+UNAUDITED_KEYWORDS = frozenset({"mode", "device"})
+IN_MEMORY = frozenset({"", ":memory:", b"", b":memory:"})
 DUNDERS = {
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
     "ge": operator.ge, "repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
@@ -79,6 +91,41 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
         refusals.append(what)
         raise PermissionError(f"oracle-gate sandbox: {what} is not allowed")
 
+    # The originals live only in this closure (an audit hook cannot be read back), never in a stand-in's.
+    originals = {name: getattr(os, name) for name in UNAUDITED if hasattr(os, name)}
+    create_builtin, loaded = _imp.create_builtin, frozenset(sys.modules)
+
+    def builtin(name, box) -> None:
+        if type(name) is not str or type(box) is not list or name in loaded:
+            refuse(f"creating the built-in module {name!r} again")
+        box.append(create_builtin(importlib.machinery.ModuleSpec(name, None, origin="built-in")))
+
+    def unaudited(name, path, args, kwargs) -> None:
+        # Plain values only: nothing of production code's may run while this frame holds the originals.
+        if (name not in originals or type(path) not in (str, bytes) or type(args) is not tuple
+                or type(kwargs) is not dict or not all(type(a) is int for a in args)
+                or not set(kwargs) <= UNAUDITED_KEYWORDS or not all(type(v) is int for v in kwargs.values())):
+            refuse(f"os.{name} with arguments other than a path and integers (no dir_fd)")
+        if not under(path, writes):
+            refuse(f"os.{name} on {os.fsdecode(path)}")
+        originals[name](path, *args, **kwargs)
+
+    def sqlite_file(database) -> None:
+        """sqlite3.connect creates its file without an `open` event; a `file:` URI names it after the scheme."""
+        if database in IN_MEMORY:
+            return
+        text = os.fsdecode(database) if isinstance(database, (str, bytes, os.PathLike)) else None
+        if text is None:
+            refuse(f"sqlite3.connect on {database!r}")
+        candidates = [text]
+        if text.startswith("file:"):
+            location = text[5:].split("?", 1)[0].split("#", 1)[0]
+            location = "/" + location[2:].split("/", 1)[-1] if location.startswith("//") else location
+            candidates += [] if location in ("", ":memory:") else [urllib.parse.unquote(location)]
+        for candidate in candidates:
+            if not under(candidate, writes):
+                refuse(f"sqlite3.connect on {text}")
+
     def hook(event: str, args: tuple) -> None:
         if event == "open":
             path, mode, flags = args
@@ -94,6 +141,12 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
             path = args[0] if args else None
             if path is not None and not isinstance(path, int) and not under(path, reads):
                 refuse(f"listing {os.fsdecode(path)}")
+        elif event == "sqlite3.connect":
+            sqlite_file(args[0] if args else None)
+        elif event == UNAUDITED_EVENT and len(args) == 4:
+            unaudited(*args)
+        elif event == BUILTIN_EVENT and len(args) == 2:
+            builtin(*args)
         elif event in REFUSED_EVENTS or event.startswith(("os.exec", "os.spawn")):
             refuse(event)
         elif event == "import" and args and args[0] in REFUSED_IMPORTS:
@@ -108,6 +161,25 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
                     refuse(f"{event} on {os.fsdecode(path)}")
 
     sys.addaudithook(hook)
+    for name in originals:
+        stand_in = _audited(name)
+        setattr(os, name, stand_in)
+        setattr(posix, name, stand_in)
+    _imp.create_builtin = _create_builtin
+
+
+def _create_builtin(spec):
+    name, box = spec.name, []  # production code's spec is read here, never inside the hook
+    sys.audit(BUILTIN_EVENT, name, box)
+    return box[0]
+
+
+def _audited(name: str):
+    """A stand-in for os.NAME that only raises our audit event; the hook does the rest."""
+    def call(path, *args, **kwargs):
+        sys.audit(UNAUDITED_EVENT, name, os.fspath(path), args, kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 class Objects:

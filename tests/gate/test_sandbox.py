@@ -66,6 +66,29 @@ def where():
 
 def slow():
     time.sleep(60)
+
+
+def sqlite(path, uri=False):
+    import sqlite3
+    sqlite3.connect(path, uri=uri).close()
+    return os.path.exists(path.removeprefix("file:").split("?")[0] if uri else path)
+
+
+def fifo(path):
+    os.mkfifo(path)
+    return os.path.exists(path)
+
+
+def node(path):
+    import stat
+    os.mknod(path, 0o600 | stat.S_IFREG)
+    return os.path.exists(path)
+
+
+def fresh_posix(path):
+    import importlib.util
+    fresh = importlib.util.module_from_spec(importlib.util.find_spec("posix"))
+    fresh.mkfifo(path)
 '''
 
 DRIVER = '''
@@ -105,6 +128,16 @@ attempt("spawn", geometry.spawn)
 attempt("env", geometry.env)
 attempt("where", geometry.where)
 out["violations before"] = before
+planted = lambda name: os.path.join(sys.argv[3], name)
+attempt("sqlite outside", lambda: geometry.sqlite(planted("planted.db")))
+attempt("sqlite uri outside", lambda: geometry.sqlite("file:" + planted("uri.db") + "?mode=rwc", True))
+attempt("fifo outside", lambda: geometry.fifo(planted("fifo")))
+attempt("node outside", lambda: geometry.node(planted("node")))
+attempt("fresh posix", lambda: geometry.fresh_posix(planted("fresh")))
+before_inside = len(proxy.violations())
+attempt("inside", lambda: [geometry.sqlite("cache.db"), geometry.sqlite(":memory:"), geometry.sqlite("file:u.db", True),
+                           geometry.fifo("pipe"), geometry.node("node")])
+out["violations inside"] = len(proxy.violations()) - before_inside
 attempt("slow", geometry.slow)
 attempt("after", lambda: half("1"))
 out["violations"] = proxy.violations()
@@ -140,11 +173,18 @@ def test_calls_cross_as_plain_data_and_what_the_sandbox_refuses_blocks(tmp_path,
     assert out["spawn"][:2] == ["raised", "builtins.PermissionError"]
     assert out["env"] == ["value", ["HOME", "LC_ALL", "PATH", "PYTHONHASHSEED", "TMPDIR"]]
     assert out["where"][1] != str(tmp_path) and "oracle-sandbox-" in out["where"][1]
+    for name in ("sqlite outside", "sqlite uri outside", "fifo outside", "node outside", "fresh posix"):
+        assert out[name][:2] == ["raised", "builtins.PermissionError"], (name, out[name])
+    assert sorted(p.name for p in outside.iterdir()) == []  # sqlite3, mkfifo and mknod raise no `open` event
+    assert out["inside"] == ["value", [True, False, True, True, True]] and out["violations inside"] == 0
     assert out["slow"][:2] == ["raised", "gate.channel.ChannelError"] and "3 s budget" in out["slow"][2]
     assert out["after"][:2] == ["raised", "gate.channel.ChannelError"] and "sandbox is gone" in out["after"][2]
     violations = "\n".join(out["violations"])
     for expected in ("raised builtins.SystemExit", "tried writing " + str(outside), "tried reading /proc/",
-                     "tried importing _posixsubprocess", "ran over its 3 s budget"):
+                     "tried importing _posixsubprocess", "ran over its 3 s budget",
+                     f"tried sqlite3.connect on {outside}/planted.db", f"tried sqlite3.connect on file:{outside}/uri.db",
+                     f"tried os.mkfifo on {outside}/fifo", f"tried os.mknod on {outside}/node",
+                     "tried creating the built-in module 'posix' again"):
         assert expected in violations, violations
     assert out["stats"]["started"] and out["stats"]["calls"] >= 15
     assert not Path(out["where"][1]).exists()  # the private folder is gone with the sandbox
