@@ -7,6 +7,7 @@ needs is named, so a `.dist-info` entry point in the patch loads nothing. The pa
 """
 
 import configparser
+import importlib.util
 import json
 import os
 import shutil
@@ -28,10 +29,11 @@ gate_parent, prod, mode = sys.argv[1], sys.argv[2].split(os.pathsep), sys.argv[3
 del sys.argv[1:4]
 sys.path.insert(0, gate_parent)
 import pytest, hypothesis, _hypothesis_pytestplugin, gate.pytest_plugin, gate.check, gate.ledger, gate.seal
-try:
-    import pytest_timeout
-except ImportError:
-    pass
+for optional in ("pytest_timeout", "pytest_reportlog"):
+    try:
+        __import__(optional)
+    except ImportError:
+        pass
 if mode == "trust":
     sys.path.remove(gate_parent)
     sys.path.extend(prod)
@@ -43,14 +45,13 @@ sys.exit(pytest.main(json.loads(os.environ.pop("ORACLE_GATE_PYTEST_ARGS"))))
 """
 
 
+OPTIONAL_PLUGINS = ("pytest_timeout", "pytest_reportlog")  # --timeout=…, --report-log=… when installed
+
+
 def plugin_args() -> list[str]:
     """Every plugin named, since autoload is off."""
     names = ["gate.pytest_plugin", "_hypothesis_pytestplugin"]
-    try:
-        import pytest_timeout  # noqa: F401
-        names.append("pytest_timeout")
-    except ImportError:
-        pass
+    names += [name for name in OPTIONAL_PLUGINS if importlib.util.find_spec(name) is not None]
     return [word for name in names for word in ("-p", name)]
 
 

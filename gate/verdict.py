@@ -29,6 +29,9 @@ OUTPUT_FLAGS = frozenset({"-q", "--quiet", "-v", "-vv", "-vvv", "--verbose", "-x
                           "--showlocals", "--no-header", "--hypothesis-show-statistics"})
 OUTPUT_OPTIONS = frozenset({"--tb", "--maxfail", "--durations", "--color", "--capture", "--timeout",
                             "--hypothesis-verbosity"})
+# Report files may be written anywhere but into the app checkout (the base rerun copies it afterwards) and the
+# gate's own copies; which of these the installed pytest knows is for it to say.
+REPORT_FILE_OPTIONS = frozenset({"--junitxml", "--junit-xml", "--report-log", "--result-log", "--resultlog"})
 
 
 @dataclass(frozen=True)
@@ -63,20 +66,40 @@ def may_merge(checks: tuple[Check, ...], required: tuple[str, ...]) -> bool:
     return all(stage in ran for stage in required) and all(check.ok for check in checks)
 
 
-def pytest_passthrough(pytest_args: str) -> list[str]:
-    """The words of --pytest-args, or GateError naming the first one that could change which tests vote."""
+def pytest_passthrough(pytest_args: str, guarded: tuple[Path, ...] = ()) -> list[str]:
+    """The words of --pytest-args (report file paths made absolute), or GateError naming the first one that could
+    change which tests vote or that writes a report inside a guarded folder."""
     try:
         words = shlex.split(pytest_args)
     except ValueError as exc:
         raise GateError(f"--pytest-args {pytest_args!r} cannot be split: {exc}") from None
+    passed = []
     for word in words:
-        option, has_value, _ = word.partition("=")
+        option, has_value, value = word.partition("=")
+        if option in REPORT_FILE_OPTIONS:
+            passed.append(_report_file(word, option, value if has_value else "", guarded))
+            continue
+        passed.append(word)
         if not (word in OUTPUT_FLAGS or (has_value and option in OUTPUT_OPTIONS) or
                 (word.startswith("-r") and word[2:].isalpha())):
             allowed = sorted(OUTPUT_FLAGS) + [f"{o}=…" for o in sorted(OUTPUT_OPTIONS)] + ["-rCHARS"]
             raise GateError(f"--pytest-args: {word!r} could change which tests vote; only output and stop options "
-                            f"pass through: {' '.join(allowed)}")
-    return words
+                            f"pass through: {' '.join(allowed)}, and report files outside the repository "
+                            f"({' '.join(f'{o}=PATH' for o in sorted(REPORT_FILE_OPTIONS))})")
+    return passed
+
+
+def _report_file(word: str, option: str, value: str, guarded: tuple[Path, ...]) -> str:
+    """`OPTION=/absolute/path` for a report file outside every guarded folder (relative to where the gate runs, not
+    to pytest's working folder)."""
+    if not value:
+        raise GateError(f"--pytest-args: {word!r} needs its path in the same word: {option}=PATH")
+    target = Path(value).expanduser().resolve()
+    for folder in guarded:
+        if _relative(target, folder) is not None:
+            raise GateError(f"--pytest-args: {word!r} writes {target}, inside {Path(folder).resolve()}; write "
+                            "reports outside the repository and the gate's working folder")
+    return f"{option}={target}"
 
 
 def _inside(path: Path, app: Path, copy: Path) -> Path:
@@ -248,11 +271,11 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
     def verdict() -> GateVerdict:
         return GateVerdict(tuple(checks), required, seed)
 
-    try:
-        pytest_words = pytest_passthrough(pytest_args)
-    except GateError as exc:
-        return GateVerdict((failed("pytest-args", exc),), required, seed)
     with tempfile.TemporaryDirectory(prefix="oracle-gate-") as tmp:
+        try:
+            pytest_words = pytest_passthrough(pytest_args, (app, Path(tmp)))
+        except GateError as exc:
+            return GateVerdict((failed("pytest-args", exc),), required, seed)
         work = Path(tmp) / "app"
         changes: list = []
 
