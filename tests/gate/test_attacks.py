@@ -71,11 +71,14 @@ SHADOWS = {
 }
 
 
-def test_shadowing_modules_and_entry_point_plugins_never_load(books, tmp_path, h):
-    code, verdict = gate_run(h, books, tmp_path, {MONEY: _broken_allocate(books), **SHADOWS})
+@pytest.mark.parametrize("mode", [(), ("--trust-patch-code",)], ids=["sandbox", "trusted"])
+def test_shadowing_modules_and_entry_point_plugins_never_load(books, tmp_path, h, mode):
+    # Trusted, the patched tree is on the properties' sys.path: only -I, plugin autoload off and importing pytest,
+    # Hypothesis and the gate's plugin before the tree joins sys.path keep the shadows out.
+    code, verdict = gate_run(h, books, tmp_path, {MONEY: _broken_allocate(books), **SHADOWS}, *mode)
     assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
     assert ALLOCATE_FAILS in reasons(verdict, "properties")
-    code, verdict = gate_run(h, books, tmp_path, {k: v for k, v in SHADOWS.items() if k != "pytest.py"})
+    code, verdict = gate_run(h, books, tmp_path, {k: v for k, v in SHADOWS.items() if k != "pytest.py"}, *mode)
     assert code == 0, reasons(verdict)  # the same files without a break merge: shadows are harmless, not denied
 
 
