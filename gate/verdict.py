@@ -209,8 +209,9 @@ def _where(summary: dict) -> str:
     box = summary.get("sandbox") or {}
     if box.get("in_process"):
         return "production code ran in the properties' own process (--trust-patch-code)"
+    wall = box.get("wall") or "none on this kernel, the audit hook only"
     return (f"production code ran in a sandbox process: {box.get('calls', 0)} calls over the channel, "
-            f"{box.get('seconds', 0):.2f} s")
+            f"{box.get('seconds', 0):.2f} s; file-system wall: {wall}")
 
 
 def _against_base(summary: dict, base_run: PytestRun, seed: int) -> Check:
