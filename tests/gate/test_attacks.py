@@ -98,8 +98,20 @@ def test_a_diff_header_that_names_one_path_and_writes_another_is_denied(books, t
     assert f"denied: {ORACLE_TEST} (modified)" in reasons(verdict, "deny")
 
 
+def test_an_unusual_but_consistent_header_applies_and_passes(books, tmp_path, h):
+    # No `diff --git` line, timestamps on both names, the same production path on both sides: what git writes is
+    # what the header says, and nothing denied.
+    first, second = _text(books, MONEY).splitlines()[:2]
+    diff = (f"--- a/{MONEY}\t2024-01-01 00:00:00.000000000 +0000\n+++ b/{MONEY}\t2024-01-02 09:30:00 +0100\n"
+            f"@@ -1,2 +1,2 @@\n-{first}\n+{first.rstrip()}  \n {second}\n")
+    code, verdict = gate_run(h, books, tmp_path, diff)
+    assert code == 0, reasons(verdict)
+    assert next(c for c in verdict["checks"] if c["check"] == "apply")["write_set"] == [MONEY]
+
+
 def test_symlinks_out_of_their_folder_or_into_the_oracle_block(books, tmp_path, h):
-    for target, why in (("../oracle/fixtures", "points into the oracle"), ("../../outside", "points outside its own folder")):
+    for target, why in (("../oracle/fixtures", "points into the oracle"), ("../../outside", "points outside its own folder"),
+                        ("money.py", "")):  # the last one stays in its folder: it passes
         work = tmp_path / f"link-{len(target)}"
         shutil.copytree(books, work)
         h.git(work, "init", "-q")
@@ -108,6 +120,9 @@ def test_symlinks_out_of_their_folder_or_into_the_oracle_block(books, tmp_path, 
         os.symlink(target, work / "books" / "data")
         h.git(work, "add", "-A")
         code, verdict = gate_run(h, books, tmp_path, h.git(work, "diff", "--cached", "--binary"))
+        if not why:
+            assert code == 0, reasons(verdict)
+            continue
         assert (code, verdict["blocked_at"]) == (2, "deny"), reasons(verdict)
         assert reasons(verdict, "deny")[0] == f"symlink: books/data -> {target} ({why})"
 
