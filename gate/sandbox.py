@@ -1,10 +1,12 @@
 """The sandbox process: imports the patched production code and answers the properties' calls over the channel.
 
 It starts from the gate's own interpreter with a scrubbed environment in a private temporary folder, under a budget
-(CPU seconds, address space, file size, open files) and an audit hook: reads only from the patched tree, the
-interpreter's own library folders and its temporary folder; writes only to that folder; no processes, sockets,
-ctypes or walks of the garbage collector. The hook is a tripwire inside one interpreter, not an operating-system
-wall; what it refuses is reported to the gate and blocks.
+(CPU seconds, address space, file size, open files), imports production code from a copy of the patched tree
+without its oracle surface, and raises two fences before any of it runs: a kernel wall where Linux offers Landlock
+(gate.wall) and an audit hook. Both allow reads only from that copy, the interpreter's own library folders and the
+temporary folder, and writes only to that folder; the hook also refuses processes, sockets, ctypes and walks of the
+garbage collector. The hook is a tripwire inside one interpreter; what it refuses is reported to the gate and
+blocks. The wall is what holds when code gets past the hook.
 
 Nothing here is trusted by the other side: every reply is decoded strictly there, so a target that rewrites this
 module can at most send wrong plain data, never an object of its own into the properties' process.
