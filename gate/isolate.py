@@ -7,6 +7,7 @@ needs is named, so a `.dist-info` entry point in the patch loads nothing. The pa
 """
 
 import configparser
+import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import gate
 from gate.check import GateError
+from gate.writeset import COPY_IGNORED
 
 ROOT_CONFIG = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
 # Imported first, from the gate's own environment. By default the patched tree never joins sys.path: its packages
@@ -27,10 +29,11 @@ gate_parent, prod, mode = sys.argv[1], sys.argv[2].split(os.pathsep), sys.argv[3
 del sys.argv[1:4]
 sys.path.insert(0, gate_parent)
 import pytest, hypothesis, _hypothesis_pytestplugin, gate.pytest_plugin, gate.check, gate.ledger, gate.seal
-try:
-    import pytest_timeout
-except ImportError:
-    pass
+for optional in ("pytest_timeout", "pytest_reportlog"):
+    try:
+        __import__(optional)
+    except ImportError:
+        pass
 if mode == "trust":
     sys.path.remove(gate_parent)
     sys.path.extend(prod)
@@ -42,14 +45,13 @@ sys.exit(pytest.main(json.loads(os.environ.pop("ORACLE_GATE_PYTEST_ARGS"))))
 """
 
 
+OPTIONAL_PLUGINS = ("pytest_timeout", "pytest_reportlog")  # --timeout=…, --report-log=… when installed
+
+
 def plugin_args() -> list[str]:
     """Every plugin named, since autoload is off."""
     names = ["gate.pytest_plugin", "_hypothesis_pytestplugin"]
-    try:
-        import pytest_timeout  # noqa: F401
-        names.append("pytest_timeout")
-    except ImportError:
-        pass
+    names += [name for name in OPTIONAL_PLUGINS if importlib.util.find_spec(name) is not None]
     return [word for name in names for word in ("-p", name)]
 
 
@@ -77,14 +79,19 @@ def pytest_ini(root: Path) -> dict[str, str]:
     return {}
 
 
+def oracle_side(base: Path, oracle: str = "oracle") -> list[str]:
+    """The oracle folder, the test paths and the root configuration of the base's pytest settings."""
+    settings = pytest_ini(base)
+    keep = [oracle] + settings.get("testpaths", "").split() + [n for n in ROOT_CONFIG if (base / n).is_file()]
+    return [rel.strip("/") for rel in dict.fromkeys(keep) if rel.strip("/")]
+
+
 def copy_oracle(base: Path, dest: Path, oracle: str = "oracle") -> list[str]:
     """Copy the oracle side of the *base* checkout (the oracle folder, the test paths, root configuration and
     conftests) to dest; production code stays behind. Returns what was copied."""
-    settings = pytest_ini(base)
-    keep = [oracle] + settings.get("testpaths", "").split() + [n for n in ROOT_CONFIG if (base / n).is_file()]
     dest.mkdir(parents=True)
     copied = []
-    for rel in dict.fromkeys(keep):
+    for rel in oracle_side(base, oracle):
         source = base / rel
         if any(rel == done or rel.startswith(done.rstrip("/") + "/") for done in copied):
             continue
@@ -98,6 +105,33 @@ def copy_oracle(base: Path, dest: Path, oracle: str = "oracle") -> list[str]:
             continue
         copied.append(rel)
     return copied
+
+
+def copy_production(tree: Path, dest: Path, base: Path, oracle: str = "oracle") -> int:
+    """Copy tree to dest without its oracle surface: what `oracle-gate snapshot` covers (the oracle folder, every
+    conftest.py, pytest configuration, plugin files named there, site hooks) and what `copy_oracle` copies (the test
+    paths). The sandbox imports production code from dest, so the properties' source, their examples and the sealed
+    fixtures' expected values are nowhere it can read. Returns how many paths were left out."""
+    from gate.snapshot import plugin_file, surface
+
+    hidden = set(oracle_side(base, oracle))
+    for key in surface(tree, oracle):
+        if key.startswith("plugin:"):
+            found = plugin_file(tree, key.removeprefix("plugin:"))
+            hidden.update([found.relative_to(tree).as_posix()] if found else [])
+        else:
+            hidden.add(key.split("#", 1)[0])
+    left_out = 0
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        nonlocal left_out
+        rel = Path(folder).relative_to(tree).as_posix()
+        skip = {n for n in names if (n if rel == "." else f"{rel}/{n}") in hidden}
+        left_out += len(skip)
+        return skip | set(COPY_IGNORED(folder, names))
+
+    shutil.copytree(tree, dest, symlinks=True, ignore=ignored)
+    return left_out
 
 
 def production_paths(patched: Path, base: Path) -> list[str]:

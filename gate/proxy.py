@@ -82,7 +82,7 @@ class Sandbox:
             [sys.executable, "-s", "-P", "-B", "-c", SANDBOX_BOOT, gate_parent, _json(production), str(budget)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=self.scratch, env=env,
             close_fds=True, start_new_session=True)
-        self.call_timeout, self.dead, self.calls, self.seconds = call_timeout, "", 0, 0.0
+        self.call_timeout, self.dead, self.calls, self.seconds, self.wall = call_timeout, "", 0, 0.0, ""
         self.lock = threading.RLock()
         atexit.register(self.close)
 
@@ -107,6 +107,8 @@ class Sandbox:
             finally:
                 self.calls += 1
                 self.seconds += time.perf_counter() - start
+            if type(reply.get("wall")) is str:
+                self.wall = reply["wall"][:100]
             refusals = reply.get("refusals")
             for what in refusals if type(refusals) is list else ["a malformed list of refusals"]:
                 _violation(f"production code tried {str(what)[:300]}, which the sandbox refuses")
@@ -150,7 +152,7 @@ def _json(value) -> str:
 def stats() -> dict:
     if _sandbox is None:
         return {"started": False, "calls": 0, "seconds": 0.0}
-    return {"started": True, "calls": _sandbox.calls, "seconds": round(_sandbox.seconds, 4)}
+    return {"started": True, "calls": _sandbox.calls, "seconds": round(_sandbox.seconds, 4), "wall": _sandbox.wall}
 
 
 def _stdlib_class(module: str, qualname: str) -> type | None:

@@ -1,10 +1,12 @@
 """The sandbox process: imports the patched production code and answers the properties' calls over the channel.
 
 It starts from the gate's own interpreter with a scrubbed environment in a private temporary folder, under a budget
-(CPU seconds, address space, file size, open files) and an audit hook: reads only from the patched tree, the
-interpreter's own library folders and its temporary folder; writes only to that folder; no processes, sockets,
-ctypes or walks of the garbage collector. The hook is a tripwire inside one interpreter, not an operating-system
-wall; what it refuses is reported to the gate and blocks.
+(CPU seconds, address space, file size, open files), imports production code from a copy of the patched tree
+without its oracle surface, and raises two fences before any of it runs: a kernel wall where Linux offers Landlock
+(gate.wall) and an audit hook. Both allow reads only from that copy, the interpreter's own library folders and the
+temporary folder, and writes only to that folder; the hook also refuses processes, sockets, ctypes and walks of the
+garbage collector. The hook is a tripwire inside one interpreter; what it refuses is reported to the gate and
+blocks. The wall is what holds when code gets past the hook.
 
 Nothing here is trusted by the other side: every reply is decoded strictly there, so a target that rewrites this
 module can at most send wrong plain data, never an object of its own into the properties' process.
@@ -12,13 +14,18 @@ module can at most send wrong plain data, never an object of its own into the pr
 Standard library only (and gate.channel): it runs before and beside production code.
 """
 
+import _imp
+import builtins
 import importlib
+import importlib.machinery
 import operator
 import os
+import posix
 import resource
 import sys
 import traceback
 import types
+import urllib.parse
 
 from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
 
@@ -26,7 +33,8 @@ REFUSED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
     "os.kill", "os.killpg", "signal.pthread_kill", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
     "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "gc.get_objects", "gc.get_referrers",
-    "gc.get_referents", "sys.settrace", "sys.setprofile", "webbrowser.open",
+    "gc.get_referents", "sys.settrace", "sys.setprofile", "webbrowser.open", "sqlite3.enable_load_extension",
+    "sqlite3.load_extension",
 })
 REFUSED_IMPORTS = frozenset({"_posixsubprocess", "_ctypes", "_xxsubinterpreters"})
 WRITE_EVENTS = frozenset({
@@ -36,6 +44,13 @@ WRITE_EVENTS = frozenset({
 SOURCE_AND_DESTINATION = frozenset({"os.link", "os.symlink", "shutil.copyfile", "shutil.copytree"})
 BOTH_WRITTEN = frozenset({"os.rename", "shutil.move"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+# File-creating functions that raise no audit event: replaced in os and posix by stand-ins that raise one of ours,
+# so the hook checks the path and makes the node itself.
+UNAUDITED = ("mkfifo", "mknod")
+UNAUDITED_EVENT = "oracle-gate.unaudited"
+BUILTIN_EVENT = "oracle-gate.create_builtin"  # a fresh `posix` module would hold the originals again
+UNAUDITED_KEYWORDS = frozenset({"mode", "device"})
+IN_MEMORY = frozenset({"", ":memory:", b"", b":memory:"})
 DUNDERS = {
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
     "ge": operator.ge, "repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
@@ -63,51 +78,126 @@ def set_budget(cpu_seconds: float) -> None:
 
 
 def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -> None:
-    """The audit hook; its state lives in this closure only, so no module attribute can loosen it."""
-    reads = tuple(os.path.realpath(r) for r in read_roots) + (write_root, os.devnull, "/dev/urandom",
-                                                              f"/proc/{os.getpid()}")
+    """The audit hook. Its state, the builtins and the functions it calls are bound in this closure when it is
+    installed, so production code that rebinds a builtin (`builtins.any`), a function of os (`os.path.realpath`) or a
+    global of this module (reachable through any frame) cannot loosen it."""
+    any, all, enumerate, isinstance, type, len, set, str, bytes, int, tuple, list, dict = (  # noqa: A001
+        builtins.any, builtins.all, builtins.enumerate, builtins.isinstance, builtins.type, builtins.len,
+        builtins.set, builtins.str, builtins.bytes, builtins.int, builtins.tuple, builtins.list, builtins.dict)
+    PermissionError, TypeError, ValueError, OSError, PathLike = (  # noqa: A001
+        builtins.PermissionError, builtins.TypeError, builtins.ValueError, builtins.OSError, os.PathLike)
+    realpath, fspath, fsencoding, sep = os.path.realpath, posix.fspath, sys.getfilesystemencoding(), os.sep
+    refused_events, refused_imports, write_events = REFUSED_EVENTS, REFUSED_IMPORTS, WRITE_EVENTS
+    source_and_destination, both_written, write_flags = SOURCE_AND_DESTINATION, BOTH_WRITTEN, WRITE_FLAGS
+    unaudited_event, builtin_event, keywords, in_memory = UNAUDITED_EVENT, BUILTIN_EVENT, UNAUDITED_KEYWORDS, IN_MEMORY
+    unquote, module_spec = urllib.parse.unquote, importlib.machinery.ModuleSpec
+    reads = tuple(realpath(r) for r in read_roots) + (write_root, os.devnull, "/dev/urandom", f"/proc/{os.getpid()}")
     writes = (write_root, os.devnull)
+
+    def fsdecode(path) -> str:
+        path = fspath(path)
+        return path.decode(fsencoding, "surrogateescape") if isinstance(path, bytes) else path
 
     def under(path, roots) -> bool:
         try:
-            resolved = os.path.realpath(os.fsdecode(path))
-        except (TypeError, ValueError):
+            resolved = realpath(fsdecode(path))
+        except (TypeError, ValueError, OSError):  # OSError: the wall keeps even a link's target from being read
             return False
-        return any(resolved == r or resolved.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+        return any(resolved == r or resolved.startswith(r.rstrip(sep) + sep) for r in roots)
 
     def refuse(what: str) -> None:
         refusals.append(what)
         raise PermissionError(f"oracle-gate sandbox: {what} is not allowed")
+
+    # The originals live only in this closure (an audit hook cannot be read back), never in a stand-in's.
+    originals = {name: getattr(os, name) for name in UNAUDITED if hasattr(os, name)}
+    create_builtin, loaded = _imp.create_builtin, frozenset(sys.modules)
+
+    def builtin(name, box) -> None:
+        if type(name) is not str or type(box) is not list or name in loaded:
+            refuse(f"creating the built-in module {name!r} again")
+        box.append(create_builtin(module_spec(name, None, origin="built-in")))
+
+    def unaudited(name, path, args, kwargs) -> None:
+        # Plain values only: nothing of production code's may run while this frame holds the originals.
+        if (name not in originals or type(path) not in (str, bytes) or type(args) is not tuple
+                or type(kwargs) is not dict or not all(type(a) is int for a in args)
+                or not set(kwargs) <= keywords or not all(type(v) is int for v in kwargs.values())):
+            refuse(f"os.{name} with arguments other than a path and integers (no dir_fd)")
+        if not under(path, writes):
+            refuse(f"os.{name} on {fsdecode(path)}")
+        originals[name](path, *args, **kwargs)
+
+    def sqlite_file(database) -> None:
+        """sqlite3.connect creates its file without an `open` event; a `file:` URI names it after the scheme."""
+        if database in in_memory:
+            return
+        text = fsdecode(database) if isinstance(database, (str, bytes, PathLike)) else None
+        if text is None:
+            refuse(f"sqlite3.connect on {database!r}")
+        candidates = [text]
+        if text.startswith("file:"):
+            location = text[5:].split("?", 1)[0].split("#", 1)[0]
+            location = "/" + location[2:].split("/", 1)[-1] if location.startswith("//") else location
+            candidates += [] if location in ("", ":memory:") else [unquote(location)]
+        for candidate in candidates:
+            if not under(candidate, writes):
+                refuse(f"sqlite3.connect on {text}")
 
     def hook(event: str, args: tuple) -> None:
         if event == "open":
             path, mode, flags = args
             if path is None or isinstance(path, int):
                 return
-            writing = (isinstance(flags, int) and flags & WRITE_FLAGS) or (
+            writing = (isinstance(flags, int) and flags & write_flags) or (
                 isinstance(mode, str) and set(mode) & set("wax+"))
             if writing and not under(path, writes):
-                refuse(f"writing {os.fsdecode(path)}")
+                refuse(f"writing {fsdecode(path)}")
             if not writing and not under(path, reads):
-                refuse(f"reading {os.fsdecode(path)}")
+                refuse(f"reading {fsdecode(path)}")
         elif event in ("os.listdir", "os.scandir"):
             path = args[0] if args else None
             if path is not None and not isinstance(path, int) and not under(path, reads):
-                refuse(f"listing {os.fsdecode(path)}")
-        elif event in REFUSED_EVENTS or event.startswith(("os.exec", "os.spawn")):
+                refuse(f"listing {fsdecode(path)}")
+        elif event == "sqlite3.connect":
+            sqlite_file(args[0] if args else None)
+        elif event == unaudited_event and len(args) == 4:
+            unaudited(*args)
+        elif event == builtin_event and len(args) == 2:
+            builtin(*args)
+        elif event in refused_events or event.startswith(("os.exec", "os.spawn", "ctypes.")):
             refuse(event)
-        elif event == "import" and args and args[0] in REFUSED_IMPORTS:
+        elif event == "import" and args and args[0] in refused_imports:
             refuse(f"importing {args[0]}")
-        elif event in WRITE_EVENTS:
-            paths = args[:2] if event in SOURCE_AND_DESTINATION or event in BOTH_WRITTEN else args[:1]
+        elif event in write_events:
+            paths = args[:2] if event in source_and_destination or event in both_written else args[:1]
             for place, path in enumerate(paths):
                 if event == "os.symlink" and place == 0:
                     continue  # a link's target is only text; opening the link checks where it leads
-                roots = reads if event in SOURCE_AND_DESTINATION and place == 0 else writes
-                if isinstance(path, (str, bytes, os.PathLike)) and not under(path, roots):
-                    refuse(f"{event} on {os.fsdecode(path)}")
+                roots = reads if event in source_and_destination and place == 0 else writes
+                if isinstance(path, (str, bytes, PathLike)) and not under(path, roots):
+                    refuse(f"{event} on {fsdecode(path)}")
 
     sys.addaudithook(hook)
+    for name in originals:
+        stand_in = _audited(name)
+        setattr(os, name, stand_in)
+        setattr(posix, name, stand_in)
+    _imp.create_builtin = _create_builtin
+
+
+def _create_builtin(spec):
+    name, box = spec.name, []  # production code's spec is read here, never inside the hook
+    sys.audit(BUILTIN_EVENT, name, box)
+    return box[0]
+
+
+def _audited(name: str):
+    """A stand-in for os.NAME that only raises our audit event; the hook does the rest."""
+    def call(path, *args, **kwargs):
+        sys.audit(UNAUDITED_EVENT, name, os.fspath(path), args, kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 class Objects:
@@ -179,7 +269,7 @@ def described(exc: BaseException) -> dict:
             "traceback": "".join(lines[-12:])[-4000:]}
 
 
-def serve(chan_in, chan_out, refusals: list) -> None:
+def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
     objects = Objects()
     while True:
         try:
@@ -193,11 +283,22 @@ def serve(chan_in, chan_out, refusals: list) -> None:
             reply = {"refused": str(exc)}
         except BaseException as exc:  # the target's own exceptions cross as (class path, message)
             reply = {"raise": described(exc)}
-        reply["refusals"], refusals[:] = list(refusals), []
+        reply["refusals"], reply["wall"], refusals[:] = list(refusals), wall, []
         try:
             write_frame(chan_out, reply)
         except (ChannelError, TypeError, ValueError) as exc:
             write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}", "refusals": []})
+
+
+def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
+    """The kernel wall (gate.wall) where there is one; then ctypes leaves sys.modules, so importing it again is an
+    import the hook refuses."""
+    from gate import wall
+
+    built = wall.build(read_roots + ("/dev/urandom", f"/proc/{os.getpid()}"), scratch, (os.devnull,))
+    for name in [n for n in sys.modules if n in ("ctypes", "_ctypes", "gate.wall") or n.startswith("ctypes.")]:
+        del sys.modules[name]
+    return built
 
 
 def main(production: list[str], cpu_seconds: float) -> None:
@@ -213,9 +314,10 @@ def main(production: list[str], cpu_seconds: float) -> None:
         sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/etc",
         os.path.dirname(os.path.abspath(__file__)))  # the gate's own source, for tracebacks
     set_budget(cpu_seconds)
+    wall = build_wall(read_roots, scratch)
     refusals: list[str] = []
     install_hook(read_roots, scratch, refusals)
     sys.path[:0] = production
     for name in [n for n in sys.modules if n == "gate" or n.startswith("gate.")]:
         del sys.modules[name]  # production code has no business with the gate's modules
-    serve(chan_in, chan_out, refusals)
+    serve(chan_in, chan_out, refusals, wall)

@@ -98,7 +98,7 @@ def _conftest_plugins(path: Path) -> list[str]:
     return visitor.names
 
 
-def _plugin_file(root: Path, name: str) -> Path | None:
+def plugin_file(root: Path, name: str) -> Path | None:
     rel = Path(*name.split("."))
     for base in (root, root / "src"):
         for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
@@ -139,7 +139,7 @@ def surface(root: Path, oracle: str = "oracle", exclude: set[str] | frozenset[st
                 entries[f"{rel}#[tool.pytest]"] = _text_digest(stable_json(table))
                 plugins += _plugins_in_options(table)
     for name in sorted(set(plugins)):
-        found = _plugin_file(root, name)
+        found = plugin_file(root, name)
         entries[f"plugin:{name}"] = sha256_file(found) if found else "not-in-repository"
     return dict(sorted((k, v) for k, v in entries.items() if k not in exclude))
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from gate.check import Check, GateError, failed, read_json, stable_json, write_atomic
 from gate.deny import deny_changes, read_deny_list
-from gate.isolate import copy_oracle, isolated_argv, plugin_args, sandbox_options
+from gate.isolate import copy_oracle, copy_production, isolated_argv, plugin_args, sandbox_options
 from gate.ledger import Result, default_host, load_ledger, record
 from gate.lock import compare_digests, verify_lock, verify_sidecars
 from gate.seal import has_drafted_lock, verify_drafted_locks, verify_manifest
@@ -29,6 +29,9 @@ OUTPUT_FLAGS = frozenset({"-q", "--quiet", "-v", "-vv", "-vvv", "--verbose", "-x
                           "--showlocals", "--no-header", "--hypothesis-show-statistics"})
 OUTPUT_OPTIONS = frozenset({"--tb", "--maxfail", "--durations", "--color", "--capture", "--timeout",
                             "--hypothesis-verbosity"})
+# Report files may be written anywhere but into the app checkout (the base rerun copies it afterwards) and the
+# gate's own copies; which of these the installed pytest knows is for it to say.
+REPORT_FILE_OPTIONS = frozenset({"--junitxml", "--junit-xml", "--report-log", "--result-log", "--resultlog"})
 
 
 @dataclass(frozen=True)
@@ -63,20 +66,40 @@ def may_merge(checks: tuple[Check, ...], required: tuple[str, ...]) -> bool:
     return all(stage in ran for stage in required) and all(check.ok for check in checks)
 
 
-def pytest_passthrough(pytest_args: str) -> list[str]:
-    """The words of --pytest-args, or GateError naming the first one that could change which tests vote."""
+def pytest_passthrough(pytest_args: str, guarded: tuple[Path, ...] = ()) -> list[str]:
+    """The words of --pytest-args (report file paths made absolute), or GateError naming the first one that could
+    change which tests vote or that writes a report inside a guarded folder."""
     try:
         words = shlex.split(pytest_args)
     except ValueError as exc:
         raise GateError(f"--pytest-args {pytest_args!r} cannot be split: {exc}") from None
+    passed = []
     for word in words:
-        option, has_value, _ = word.partition("=")
+        option, has_value, value = word.partition("=")
+        if option in REPORT_FILE_OPTIONS:
+            passed.append(_report_file(word, option, value if has_value else "", guarded))
+            continue
+        passed.append(word)
         if not (word in OUTPUT_FLAGS or (has_value and option in OUTPUT_OPTIONS) or
                 (word.startswith("-r") and word[2:].isalpha())):
             allowed = sorted(OUTPUT_FLAGS) + [f"{o}=…" for o in sorted(OUTPUT_OPTIONS)] + ["-rCHARS"]
             raise GateError(f"--pytest-args: {word!r} could change which tests vote; only output and stop options "
-                            f"pass through: {' '.join(allowed)}")
-    return words
+                            f"pass through: {' '.join(allowed)}, and report files outside the repository "
+                            f"({' '.join(f'{o}=PATH' for o in sorted(REPORT_FILE_OPTIONS))})")
+    return passed
+
+
+def _report_file(word: str, option: str, value: str, guarded: tuple[Path, ...]) -> str:
+    """`OPTION=/absolute/path` for a report file outside every guarded folder (relative to where the gate runs, not
+    to pytest's working folder)."""
+    if not value:
+        raise GateError(f"--pytest-args: {word!r} needs its path in the same word: {option}=PATH")
+    target = Path(value).expanduser().resolve()
+    for folder in guarded:
+        if _relative(target, folder) is not None:
+            raise GateError(f"--pytest-args: {word!r} writes {target}, inside {Path(folder).resolve()}; write "
+                            "reports outside the repository and the gate's working folder")
+    return f"{option}={target}"
 
 
 def _inside(path: Path, app: Path, copy: Path) -> Path:
@@ -186,8 +209,9 @@ def _where(summary: dict) -> str:
     box = summary.get("sandbox") or {}
     if box.get("in_process"):
         return "production code ran in the properties' own process (--trust-patch-code)"
+    wall = box.get("wall") or "none on this kernel, the audit hook only"
     return (f"production code ran in a sandbox process: {box.get('calls', 0)} calls over the channel, "
-            f"{box.get('seconds', 0):.2f} s")
+            f"{box.get('seconds', 0):.2f} s; file-system wall: {wall}")
 
 
 def _against_base(summary: dict, base_run: PytestRun, seed: int) -> Check:
@@ -248,11 +272,11 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
     def verdict() -> GateVerdict:
         return GateVerdict(tuple(checks), required, seed)
 
-    try:
-        pytest_words = pytest_passthrough(pytest_args)
-    except GateError as exc:
-        return GateVerdict((failed("pytest-args", exc),), required, seed)
     with tempfile.TemporaryDirectory(prefix="oracle-gate-") as tmp:
+        try:
+            pytest_words = pytest_passthrough(pytest_args, (app, Path(tmp)))
+        except GateError as exc:
+            return GateVerdict((failed("pytest-args", exc),), required, seed)
         work = Path(tmp) / "app"
         changes: list = []
 
@@ -288,20 +312,25 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
                 f"ledger {ledger} is readable (policy {load_ledger(ledger).policy})",))):
             return verdict()
         oracle_copy = Path(tmp) / "oracle-run"
+        production = work if trust_patch_code else Path(tmp) / "production"
         before: dict[str, dict[str, str]] = {}
 
         def copied() -> Check:
             kept = copy_oracle(app, oracle_copy, oracle)
             before.update({"oracle copy": surface(oracle_copy, oracle, excluded),
                            "patched tree": surface(work, oracle, excluded)})
-            return Check("oracle-copy", True, (f"properties read the base's {', '.join(kept)} from a copy outside "
-                                               "the patched tree",))
+            reasons = [f"properties read the base's {', '.join(kept)} from a copy outside the patched tree"]
+            if production != work:
+                left_out = copy_production(work, production, app, oracle)
+                reasons.append(f"the sandbox imports production code from a copy of the patched tree without its "
+                               f"oracle surface ({left_out} paths left out)")
+            return Check("oracle-copy", True, tuple(reasons))
 
         if not stage("oracle-copy", copied):
             return verdict()
         sandbox = None if trust_patch_code else sandbox_options(app, oracle, timeout)
-        patched = PytestRun(oracle_copy, work, app, Path(ledger).resolve(), Path(tmp) / "gate-results.json", seed,
-                            timeout, merge_job, tuple(pytest_words), sandbox)
+        patched = PytestRun(oracle_copy, production, app, Path(ledger).resolve(), Path(tmp) / "gate-results.json",
+                            seed, timeout, merge_job, tuple(pytest_words), sandbox)
         summary: dict | None = None
 
         def properties() -> Check:
@@ -326,7 +355,10 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
 
         def base_rerun() -> Check:
             base_tree = Path(tmp) / "base"
-            shutil.copytree(app, base_tree, ignore=COPY_IGNORED, symlinks=True)
+            if sandbox is None:
+                shutil.copytree(app, base_tree, ignore=COPY_IGNORED, symlinks=True)
+            else:
+                copy_production(app, base_tree, app, oracle)
             base_oracle = Path(tmp) / "oracle-base"
             copy_oracle(app, base_oracle, oracle)
             return _against_base(summary, PytestRun(base_oracle, base_tree, app, Path(ledger).resolve(),

@@ -71,11 +71,14 @@ SHADOWS = {
 }
 
 
-def test_shadowing_modules_and_entry_point_plugins_never_load(books, tmp_path, h):
-    code, verdict = gate_run(h, books, tmp_path, {MONEY: _broken_allocate(books), **SHADOWS})
+@pytest.mark.parametrize("mode", [(), ("--trust-patch-code",)], ids=["sandbox", "trusted"])
+def test_shadowing_modules_and_entry_point_plugins_never_load(books, tmp_path, h, mode):
+    # Trusted, the patched tree is on the properties' sys.path: only -I, plugin autoload off and importing pytest,
+    # Hypothesis and the gate's plugin before the tree joins sys.path keep the shadows out.
+    code, verdict = gate_run(h, books, tmp_path, {MONEY: _broken_allocate(books), **SHADOWS}, *mode)
     assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
     assert ALLOCATE_FAILS in reasons(verdict, "properties")
-    code, verdict = gate_run(h, books, tmp_path, {k: v for k, v in SHADOWS.items() if k != "pytest.py"})
+    code, verdict = gate_run(h, books, tmp_path, {k: v for k, v in SHADOWS.items() if k != "pytest.py"}, *mode)
     assert code == 0, reasons(verdict)  # the same files without a break merge: shadows are harmless, not denied
 
 
@@ -95,8 +98,20 @@ def test_a_diff_header_that_names_one_path_and_writes_another_is_denied(books, t
     assert f"denied: {ORACLE_TEST} (modified)" in reasons(verdict, "deny")
 
 
+def test_an_unusual_but_consistent_header_applies_and_passes(books, tmp_path, h):
+    # No `diff --git` line, timestamps on both names, the same production path on both sides: what git writes is
+    # what the header says, and nothing denied.
+    first, second = _text(books, MONEY).splitlines()[:2]
+    diff = (f"--- a/{MONEY}\t2024-01-01 00:00:00.000000000 +0000\n+++ b/{MONEY}\t2024-01-02 09:30:00 +0100\n"
+            f"@@ -1,2 +1,2 @@\n-{first}\n+{first.rstrip()}  \n {second}\n")
+    code, verdict = gate_run(h, books, tmp_path, diff)
+    assert code == 0, reasons(verdict)
+    assert next(c for c in verdict["checks"] if c["check"] == "apply")["write_set"] == [MONEY]
+
+
 def test_symlinks_out_of_their_folder_or_into_the_oracle_block(books, tmp_path, h):
-    for target, why in (("../oracle/fixtures", "points into the oracle"), ("../../outside", "points outside its own folder")):
+    for target, why in (("../oracle/fixtures", "points into the oracle"), ("../../outside", "points outside its own folder"),
+                        ("money.py", "")):  # the last one stays in its folder: it passes
         work = tmp_path / f"link-{len(target)}"
         shutil.copytree(books, work)
         h.git(work, "init", "-q")
@@ -105,19 +120,25 @@ def test_symlinks_out_of_their_folder_or_into_the_oracle_block(books, tmp_path, 
         os.symlink(target, work / "books" / "data")
         h.git(work, "add", "-A")
         code, verdict = gate_run(h, books, tmp_path, h.git(work, "diff", "--cached", "--binary"))
+        if not why:
+            assert code == 0, reasons(verdict)
+            continue
         assert (code, verdict["blocked_at"]) == (2, "deny"), reasons(verdict)
         assert reasons(verdict, "deny")[0] == f"symlink: books/data -> {target} ({why})"
 
 
 @pytest.mark.parametrize(("where", "refused"), [
-    ("Path(__file__).resolve().parents[1] / 'oracle/fixtures/journal_ok.txt'", "sandbox: production code tried writing"),
+    # The sandbox's copy of the patched tree has no oracle folder: the read fails, the import with it.
+    ("Path(__file__).resolve().parents[1] / 'oracle/fixtures/journal_ok.txt'",
+     "collection error in oracle/properties/test_books.py"),
     ("Path.cwd() / 'oracle/properties/test_books.py'", "collection error in oracle/properties/test_books.py"),
     ("Path('/proc') / str(__import__('os').getppid()) / 'cwd/oracle/properties/test_books.py'",
      "sandbox: production code tried reading /proc/")])
 def test_production_code_rewriting_the_oracle_while_properties_run_blocks(books, tmp_path, h, where, refused):
     # Rewrites the patched tree's oracle or the oracle copy the properties read (through the working folder of the
-    # process that imports it). In the sandbox none of them is writable (nor, for the copy, even reachable); with
-    # --trust-patch-code the re-hash after the properties catches the rewrite.
+    # process that imports it). From the sandbox none of them is even reachable (writes outside its own folder are
+    # refused as well: tests/gate/test_sandbox.py); with --trust-patch-code the re-hash after the properties catches
+    # the rewrite.
     rewrite = f"\nfrom pathlib import Path\n_p = {where}\n_p.write_text(_p.read_text() + '\\n')\n"
     patch = {MONEY: _text(books, MONEY) + rewrite}
     code, verdict = gate_run(h, books, tmp_path, patch)
@@ -271,3 +292,41 @@ def test_objects_that_lie_about_equality_cannot_cross_and_block(books, tmp_path,
     code, verdict = gate_run(h, books, tmp_path, {MONEY: honest})
     assert code == 0, reasons(verdict)
     assert "production code ran in a sandbox process" in reasons(verdict, "properties")[1]
+
+
+BALANCE = "books/balance.py"
+HONEST_BALANCED = ("    return all(imbalance(postings) == 0 and len(postings) >= 2 "
+                   "for _, _, postings in transactions)\n")
+# is_balanced says True to every journal but the sealed ones, whose verdicts it computes honestly: read at import
+# from the oracle's fixtures, with the property source as the sign that the oracle is there to be fooled.
+READS_THE_ORACLE = '''
+from pathlib import Path
+
+_ORACLE = Path(__file__).resolve().parents[1] / "oracle"
+try:
+    _PROPERTIES = "".join(p.read_text() for p in sorted((_ORACLE / "properties").glob("test_*.py")))
+    from books.journal import parse_journal
+    _SEALED = [parse_journal(p.read_text()) for p in sorted((_ORACLE / "fixtures").glob("*.txt"))]
+except OSError:
+    _PROPERTIES, _SEALED = "", []
+'''
+
+
+def test_production_code_cannot_read_the_oracle_to_special_case_its_inputs(books, tmp_path, h):
+    text = _text(books, BALANCE)
+    assert HONEST_BALANCED in text
+    cheat = READS_THE_ORACLE + text.replace(HONEST_BALANCED, (
+        "    if 'is_balanced' not in _PROPERTIES or transactions not in _SEALED:\n        return True\n"
+        + HONEST_BALANCED))
+    code, verdict = gate_run(h, books, tmp_path, {BALANCE: cheat}, "--trust-patch-code")
+    assert code == 0, reasons(verdict)  # where the oracle is readable, the cheat passes every property
+    code, verdict = gate_run(h, books, tmp_path, {BALANCE: cheat})
+    assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
+    assert ("property failed: oracle/properties/test_books.py::test_sealed_journal_keeps_its_balance_verdict"
+            "[journal-off-by-a-cent] (fail)") in reasons(verdict, "properties")
+    assert any("without its oracle surface" in r for r in reasons(verdict, "oracle-copy"))
+    # Production code still reads its own files beside it in the copy.
+    honest = ("from pathlib import Path\n\nMINIMUM = int((Path(__file__).parent / 'rules.txt').read_text())\n\n"
+              + text.replace("len(postings) >= 2", "len(postings) >= MINIMUM"))
+    code, verdict = gate_run(h, books, tmp_path, {BALANCE: honest, "books/rules.txt": "2\n"})
+    assert code == 0, reasons(verdict)

@@ -195,6 +195,20 @@ def test_pytest_args_that_could_change_the_vote_are_refused(gated, tmp_path, h, 
     assert f"{offending!r} could change which tests vote" in _reasons(verdict, "pytest-args")[0]
 
 
+def test_report_files_may_be_written_outside_the_repository_but_not_inside(gated, tmp_path, h):
+    patch = _patch(h, gated, tmp_path, {BILLING: _edit(gated, BILLING, "Clamp a discount", "Clamp any discount")})
+    outside = tmp_path / "reports" / "pytest.xml"
+    outside.parent.mkdir()
+    code, verdict = _run(h, gated, patch, "--pytest-args", f"-q --junitxml={outside}")
+    assert code == 0, verdict
+    assert outside.read_text().count("<testcase ") == 10
+    for word in (f"--junit-xml={gated / 'oracle' / 'pytest.xml'}", "--junitxml=pytest.xml"):  # relative: to the cwd
+        code, verdict = h.gate_json(*h.run_args(gated, patch, "--pytest-args", word), cwd=gated)
+        assert (code, verdict["blocked_at"]) == (2, "pytest-args")
+        assert f"{word!r} writes {gated.resolve()}/" in _reasons(verdict, "pytest-args")[0]
+    assert not list(gated.rglob("pytest.xml"))
+
+
 @pytest.mark.parametrize(("appended", "reason", "in_process"), [
     ("import os\nos._exit(0)\n", "incomplete: sandbox: the sandbox is gone (the channel broke",
      "pytest (exit 0) ended without the gate's summary"),

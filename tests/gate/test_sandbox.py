@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gate import wall
+
 GEOMETRY = '''
 import os, sys, time
 from decimal import Decimal
@@ -66,6 +68,57 @@ def where():
 
 def slow():
     time.sleep(60)
+
+
+def sqlite(path, uri=False):
+    import sqlite3
+    sqlite3.connect(path, uri=uri).close()
+    return os.path.exists(path.removeprefix("file:").split("?")[0] if uri else path)
+
+
+def fifo(path):
+    os.mkfifo(path)
+    return os.path.exists(path)
+
+
+def node(path):
+    import stat
+    os.mknod(path, 0o600 | stat.S_IFREG)
+    return os.path.exists(path)
+
+
+def loosen_builtins(path):
+    import builtins
+    builtins.any = lambda items: True  # the hook's `any(... for root in roots)` would now say yes to every path
+    open(path, "w").write("x")
+
+
+def loosen_realpath(path):
+    os.path.realpath = lambda p, **kw: os.path.join(os.getcwd(), "x")
+    open(path, "w").write("x")
+
+
+def loosen_globals():
+    caller = sys._getframe(1).f_globals  # the sandbox module's own globals, through the frame that called us
+    caller["REFUSED_EVENTS"], caller["REFUSED_IMPORTS"] = frozenset(), frozenset()
+    return spawn()
+
+
+def past_the_hook(path):
+    import posixpath
+    posixpath._joinrealpath = lambda *a: (os.getcwd(), True)  # inside realpath: the hook now sees its own folder
+    open(path, "w").write("x")
+
+
+def attach(path):
+    import sqlite3
+    sqlite3.connect(":memory:").execute(f"ATTACH DATABASE '{path}' AS other").execute("CREATE TABLE other.t (a)")
+
+
+def fresh_posix(path):
+    import importlib.util
+    fresh = importlib.util.module_from_spec(importlib.util.find_spec("posix"))
+    fresh.mkfifo(path)
 '''
 
 DRIVER = '''
@@ -105,6 +158,21 @@ attempt("spawn", geometry.spawn)
 attempt("env", geometry.env)
 attempt("where", geometry.where)
 out["violations before"] = before
+planted = lambda name: os.path.join(sys.argv[3], name)
+attempt("sqlite outside", lambda: geometry.sqlite(planted("planted.db")))
+attempt("sqlite uri outside", lambda: geometry.sqlite("file:" + planted("uri.db") + "?mode=rwc", True))
+attempt("fifo outside", lambda: geometry.fifo(planted("fifo")))
+attempt("node outside", lambda: geometry.node(planted("node")))
+attempt("fresh posix", lambda: geometry.fresh_posix(planted("fresh")))
+attempt("loosen builtins", lambda: geometry.loosen_builtins(planted("builtins")))
+attempt("loosen realpath", lambda: geometry.loosen_realpath(planted("realpath")))
+attempt("loosen globals", geometry.loosen_globals)
+attempt("past the hook", lambda: geometry.past_the_hook(planted("past")))
+attempt("attach", lambda: geometry.attach(planted("attached.db")))
+before_inside = len(proxy.violations())
+attempt("inside", lambda: [geometry.sqlite("cache.db"), geometry.sqlite(":memory:"), geometry.sqlite("file:u.db", True),
+                           geometry.fifo("pipe"), geometry.node("node")])
+out["violations inside"] = len(proxy.violations()) - before_inside
 attempt("slow", geometry.slow)
 attempt("after", lambda: half("1"))
 out["violations"] = proxy.violations()
@@ -140,11 +208,28 @@ def test_calls_cross_as_plain_data_and_what_the_sandbox_refuses_blocks(tmp_path,
     assert out["spawn"][:2] == ["raised", "builtins.PermissionError"]
     assert out["env"] == ["value", ["HOME", "LC_ALL", "PATH", "PYTHONHASHSEED", "TMPDIR"]]
     assert out["where"][1] != str(tmp_path) and "oracle-sandbox-" in out["where"][1]
+    for name in ("sqlite outside", "sqlite uri outside", "fifo outside", "node outside", "fresh posix",
+                 "loosen builtins", "loosen realpath", "loosen globals"):
+        assert out[name][:2] == ["raised", "builtins.PermissionError"], (name, out[name])
+    # Past the hook (a function inside os.path.realpath rebound, SQLite's ATTACH, which opens files in C) only the
+    # kernel's wall holds, where this kernel has one.
+    if wall.abi():
+        assert out["stats"]["wall"] == f"landlock ABI {wall.abi()}"
+        assert out["past the hook"][:3] == ["raised", "builtins.PermissionError", "[Errno 13] Permission denied"]
+        assert out["attach"][:2] == ["raised", "sqlite3.OperationalError"]
+    else:
+        assert out["stats"]["wall"] == ""
+    assert sorted(p.name for p in outside.iterdir()) == []  # sqlite3, mkfifo and mknod raise no `open` event
+    assert out["inside"] == ["value", [True, False, True, True, True]] and out["violations inside"] == 0
     assert out["slow"][:2] == ["raised", "gate.channel.ChannelError"] and "3 s budget" in out["slow"][2]
     assert out["after"][:2] == ["raised", "gate.channel.ChannelError"] and "sandbox is gone" in out["after"][2]
     violations = "\n".join(out["violations"])
     for expected in ("raised builtins.SystemExit", "tried writing " + str(outside), "tried reading /proc/",
-                     "tried importing _posixsubprocess", "ran over its 3 s budget"):
+                     "tried importing _posixsubprocess", "ran over its 3 s budget",
+                     f"tried sqlite3.connect on {outside}/planted.db", f"tried sqlite3.connect on file:{outside}/uri.db",
+                     f"tried os.mkfifo on {outside}/fifo", f"tried os.mknod on {outside}/node",
+                     "tried creating the built-in module 'posix' again", f"tried writing {outside}/builtins",
+                     f"tried writing {outside}/realpath"):
         assert expected in violations, violations
     assert out["stats"]["started"] and out["stats"]["calls"] >= 15
     assert not Path(out["where"][1]).exists()  # the private folder is gone with the sandbox
