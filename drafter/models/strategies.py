@@ -198,6 +198,8 @@ def _scalar(head: str, name: str, ctx: Context) -> Guess | None:
         return Guess(text_expr(ctx.safe_text, ctx.least.get(name, 0)), "str", "")
     if head == "bytes":
         return Guess(f"st.binary(max_size={MAX_BYTES})", "bytes", "")
+    if head == "bytearray":
+        return Guess(f"st.binary(max_size={MAX_BYTES}).map(bytearray)", "bytes", "")
     if head == "bool":
         return Guess("st.booleans()", "bool", "")
     if head == "None":

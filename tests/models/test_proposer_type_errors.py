@@ -382,3 +382,14 @@ def test_standard_library_errors_literal_choices_and_constrained_type_variables(
     assert found["pad"][0]["inputs"]["mode"] == "st.sampled_from(['fill', 'ignore'])"
     # label compares too, but raises nothing: any text is its input
     assert found["label"][0]["inputs"]["mode"].startswith("st.text(")
+
+
+def test_a_bytearray_in_a_union_is_drawn_not_a_reason_to_give_up(tmp_path):
+    # python-slugify's `text: str | bytes | bytearray` left the whole function without a candidate.
+    found = drafts(tmp_path, '''
+        def slug(text: str | bytes | bytearray) -> str:
+            return text if isinstance(text, str) else bytes(text).decode("utf-8", "ignore")
+    ''')
+    (typed,) = [c for c in found["slug"] if c["name"] == "returns_str"]
+    values = draw(typed["inputs"]["text"])
+    assert {type(v) for v in values} <= {str, bytes, bytearray} and bytearray in {type(v) for v in values}
