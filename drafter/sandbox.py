@@ -15,6 +15,7 @@ REFUSED_EVENTS = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
     "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.connect", "socket.bind",
     "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "signal.pthread_kill", "webbrowser.open",
+    "resource.setrlimit", "resource.prlimit",  # the box's own limits are set before its hook is installed
 }
 # Events that change the file system at the path given first (both paths for a rename).
 PATH_EVENTS = {

@@ -26,6 +26,8 @@ ESCAPES = {
     "remove": "import os\nos.remove(OUTSIDE)\nassert double(x) == 2 * x",
     "cffi": "import cffi\nassert double(x) == 2 * x",
     "cffi_importlib": "import importlib\nimportlib.import_module('_cffi_backend')\nassert double(x) == 2 * x",
+    "lift_limits": "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1:] * 2)\n"
+                   "assert double(x) == 2 * x",
     # Calls that create files without the `open` event: sqlite3 raises only its own, mkfifo and mknod none.
     "sqlite_connect": "import sqlite3\nsqlite3.connect(OUTSIDE + '.db').execute('create table t(a)')\n"
                       "assert double(x) == 2 * x",
