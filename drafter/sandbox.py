@@ -222,6 +222,25 @@ def _leave_network() -> bool:
         return False
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Have the kernel kill this process when the drafter process that started it dies, even by SIGKILL: a worker
+    stuck in candidate code (a loop in C, a module sleeping at import) must not outlive its run."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent was gone before the request took effect
+        os._exit(1)
+
+
 def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     """Limits, a scrubbed environment and the audit hook, for the rest of this process's life.
 
@@ -243,6 +262,7 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
         except (ValueError, OSError):
             pass  # a platform that refuses a limit still gets the hook
     _leave_network()
+    _die_with_parent()
     from hypothesis.configuration import storage_directory
 
     storage = storage_directory(intent_to_write=False).home_directory  # the run folder's, in a pipeline run
