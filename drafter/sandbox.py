@@ -124,6 +124,8 @@ def _hook(event: str, args: tuple) -> None:
         _refuse(f"importing {args[0]}")
     elif event in PATH_EVENTS:
         for path in args[:2] if event in ("os.rename", "os.link", "os.symlink", "shutil.move") else args[:1]:
+            if isinstance(path, int) and path >= 0:  # fchmod, fchown, futimes: the file the descriptor is open on
+                path = f"/proc/self/fd/{path}"
             if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
                 _refuse(f"{event} on {os.fsdecode(path)}")
     elif event == "sqlite3.connect":

@@ -26,6 +26,7 @@ ESCAPES = {
     "remove": "import os\nos.remove(OUTSIDE)\nassert double(x) == 2 * x",
     "cffi": "import cffi\nassert double(x) == 2 * x",
     "cffi_importlib": "import importlib\nimportlib.import_module('_cffi_backend')\nassert double(x) == 2 * x",
+    "fchmod_read_only_fd": "import os\nos.chmod(os.open(OUTSIDE, os.O_RDONLY), 0o777)\nassert double(x) == 2 * x",
     "lift_limits": "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1:] * 2)\n"
                    "assert double(x) == 2 * x",
     # Calls that create files without the `open` event: sqlite3 raises only its own, mkfifo and mknod none.
@@ -52,6 +53,7 @@ memory.execute(f"ATTACH '{here}/attached.db' AS a")
 memory.execute(f"VACUUM INTO '{here}/copy.db'")
 os.mkfifo(os.path.join(here, 'pipe'))
 os.mknod(os.path.join(here, 'node'), 0o600 | stat.S_IFREG)
+os.chmod(os.open(os.path.join(here, 'node'), os.O_RDONLY), 0o644)
 assert double(x) == 2 * x
 """
 
@@ -90,7 +92,7 @@ def test_escapes_are_refused_and_a_good_candidate_beside_them_is_sound(kit, pkg,
     for escape in [*ESCAPES, "strategy_map", "strategy_sqlite", "strategy_mkfifo"]:
         assert results[escape].status == "sandbox", (escape, results[escape])
         assert "refused" in results[escape].detail
-    assert outside.read_text() == "intact"
+    assert outside.read_text() == "intact" and outside.stat().st_mode & 0o777 != 0o777
     assert sorted(p.name for p in outside.parent.iterdir()) == ["victim.txt"]
 
 
