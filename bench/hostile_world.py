@@ -523,6 +523,15 @@ def cases() -> list[Case]:
         Case("candidate_writes_via_strategy_map", reply_candidates(lambda ctx: [candidate("via_map", "assert add(a, b) == add(b, a)", {
             "a": f"st.integers(0, 3).map(lambda n: {BUILTINS}['_' + '_import__']('path' + 'lib')"
                  f".Path({str(v(ctx))!r}).write_text('p') and n)", "b": INTS})])),
+        # files made without the `open` audit event, and a body stuck in C code the soft timer cannot interrupt
+        Case("candidate_writes_via_sqlite3", reply_candidates(lambda ctx: [
+            escape("via_sqlite3", v(ctx), f"{BUILTINS}['_' + '_import__']('sql' + 'ite3').connect(VICTIM)"
+                                          ".execute('create table t(a)')")])),
+        Case("candidate_makes_a_fifo", reply_candidates(lambda ctx: [
+            escape("via_mkfifo", v(ctx), f"{BUILTINS}['_' + '_import__']('o' + 's').mkfifo(VICTIM)")])),
+        Case("candidate_stuck_in_c", reply_candidates(lambda ctx: [
+            escape("in_c", v(ctx), f"{BUILTINS}['_' + '_import__']('hash' + 'lib').pbkdf2_hmac('sha256', b'x', b'y', "
+                                   "10 ** 9)")])),
         Case("replay_unknown_key", lambda ctx: ctx.run(ctx.replay({TARGET: {"candidates": GOOD},
                                                                    "tiny.calc:subtract": {"candidates": GOOD}}))),
         Case("replay_invalid_utf8", lambda ctx: ctx.run(ctx.replay(None, raw=b'{"tiny.calc:add": "\xff\xfe"}')),

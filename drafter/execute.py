@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from drafter import sandbox
-from drafter.onerun import RunOutcome, RunSpec, load_test, pin_hypothesis_constants, run_test, warm_unicode_tables
+from drafter.onerun import (RunOutcome, RunSpec, boxed, load_test, pin_hypothesis_constants, run_test,
+                            warm_unicode_tables)
 
 HARD_GRACE = 3.0  # seconds past a run's budget before its worker is killed (the soft timer fires first)
 FRESH_STARTUP = 30.0  # allowance for a fresh interpreter to start and import Hypothesis
@@ -177,13 +178,15 @@ def _forced_runs(batch: Batch, prepared, source_dir: str) -> Iterator[tuple]:
 
 def _run_runs(batch: Batch, source_dir: str) -> Iterator[tuple]:
     for index, spec in enumerate(batch.runs):
+        sandbox.violations.clear()
         try:
             test = load_test(spec.test_file, spec.test_name)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - a test file that cannot load is an outcome
-            outcome = RunOutcome("error", 0.0, type(exc).__name__,
-                                 f"cannot load {Path(spec.test_file).name}: {type(exc).__name__}: {exc}")
+            # A strategy expression runs when the file loads: what the box refused there makes it "sandbox".
+            outcome = boxed(RunOutcome("error", 0.0, type(exc).__name__,
+                                       f"cannot load {Path(spec.test_file).name}: {type(exc).__name__}: {exc}"))
         else:
             outcome = run_test(test, spec, source_dir)
         yield ("result", index, outcome)

@@ -53,6 +53,15 @@ def _check(source_dir: Path, modules: list[str], budget: float) -> tuple[list[tu
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(source_dir), *modules], stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=source_dir.parent,
                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    try:
+        return _watch(child, budget)
+    finally:  # an interruption (SIGINT) must not leave the child importing on its own
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def _watch(child: subprocess.Popen, budget: float) -> tuple[list[tuple], str, str | None]:
     done: list[tuple] = []
     current: str | None = None
     deadline = time.monotonic() + CHILD_STARTUP_SECONDS

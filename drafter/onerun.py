@@ -190,7 +190,7 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
             outcome = replace(outcome, counterexample=f"replayed example: args={args!r}, kwargs={kwargs!r}"[:2000])
         else:
             outcome = RunOutcome("passed", time.perf_counter() - start)
-    return _boxed(outcome)
+    return boxed(outcome)
 
 
 def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
@@ -207,14 +207,14 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
             outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
         else:
             outcome = RunOutcome("passed", time.perf_counter() - start)
-    return _boxed(outcome)
+    return boxed(outcome)
 
 
 def _over_budget(spec: RunSpec, start: float) -> RunOutcome:
     return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
 
 
-def _boxed(outcome: RunOutcome) -> RunOutcome:
+def boxed(outcome: RunOutcome) -> RunOutcome:
     """A run the box refused something in is "sandbox", even where the candidate caught the exception."""
     if sandbox.violations:
         return replace(outcome, status="sandbox", error="refused: " + "; ".join(dict.fromkeys(sandbox.violations))[:500])

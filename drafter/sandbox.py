@@ -7,6 +7,7 @@ import os
 import re
 import resource
 import sys
+import urllib.parse
 from pathlib import Path
 
 # Events a worker never needs: new processes, foreign code, the network.
@@ -14,12 +15,15 @@ REFUSED_EVENTS = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
     "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.connect", "socket.bind",
     "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "signal.pthread_kill", "webbrowser.open",
+    "resource.setrlimit", "resource.prlimit",  # the box's own limits are set before its hook is installed
 }
 # Events that change the file system at the path given first (both paths for a rename).
 PATH_EVENTS = {
     "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.symlink",
     "os.link", "os.rename", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
 }
+# Functions that create a file but raise no audit event: replaced in the box (in `os` and `posix`) by checked ones.
+UNAUDITED_MAKERS = ("mkfifo", "mknod")
 # Foreign-function libraries whose loading raises no audit event of its own.
 REFUSED_IMPORTS = frozenset({"cffi", "_cffi_backend"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -79,6 +83,33 @@ def _inside(path) -> bool:
     return resolved == os.devnull or any(resolved == root or resolved.startswith(root + os.sep) for root in _allowed)
 
 
+def _sqlite_file(name) -> str | None:
+    """The file an SQLite database name opens: None for an in-memory or temporary database."""
+    if not isinstance(name, (str, bytes, os.PathLike)):
+        return None
+    text = os.fsdecode(name)
+    if text in ("", ":memory:"):
+        return None
+    if text.startswith("file:"):  # a URI filename, which ATTACH honours even on a connection opened without uri=True
+        uri = urllib.parse.urlsplit(text)
+        path = urllib.parse.unquote(uri.path)
+        return None if path in ("", ":memory:") or "mode=memory" in uri.query else path
+    return text
+
+
+def _sqlite_authorizer(action: int, target, *_) -> int:
+    """ATTACH and VACUUM INTO create a database file from SQL text, which raises no audit event."""
+    import sqlite3
+
+    path = _sqlite_file(target) if action == sqlite3.SQLITE_ATTACH else None
+    if path is not None and not _inside(path):
+        try:
+            _refuse(f"sqlite3 ATTACH or VACUUM INTO {path}")
+        except SandboxViolation:
+            return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
 def _hook(event: str, args: tuple) -> None:
     if event == "open":
         path, mode, flags = args
@@ -93,8 +124,69 @@ def _hook(event: str, args: tuple) -> None:
         _refuse(f"importing {args[0]}")
     elif event in PATH_EVENTS:
         for path in args[:2] if event in ("os.rename", "os.link", "os.symlink", "shutil.move") else args[:1]:
+            if isinstance(path, int) and path >= 0:  # fchmod, fchown, futimes: the file the descriptor is open on
+                path = f"/proc/self/fd/{path}"
             if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
                 _refuse(f"{event} on {os.fsdecode(path)}")
+    elif event == "sqlite3.connect":
+        path = _sqlite_file(args[0])
+        if path is not None and not _inside(path):
+            _refuse(f"sqlite3.connect on {path}")
+    elif event == "sqlite3.connect/handle" and not _connecting:
+        _refuse("an sqlite3 connection made around sqlite3.connect")
+
+
+_connecting: list[bool] = []  # non-empty while the box's own sqlite3.connect opens a database
+
+
+def _replace_sqlite_connect() -> None:
+    """sqlite3.connect that puts the ATTACH check on each connection (it cannot be set from the audit event,
+    which comes before the connection is ready)."""
+    import sqlite3
+
+    original = sqlite3.connect
+    if getattr(original, "__module__", "") == __name__:
+        return
+    base = sqlite3.Connection
+
+    def connect(*args, **kwargs):
+        _connecting.append(True)
+        try:
+            connection = original(*args, **kwargs)
+        finally:
+            _connecting.pop()
+        base.set_authorizer(connection, _sqlite_authorizer)
+        return connection
+
+    connect.__doc__ = original.__doc__
+    sqlite3.connect = sqlite3.dbapi2.connect = connect
+
+
+def _checked_maker(name: str, make):
+    """`make` (os.mkfifo or os.mknod) refused outside the allowed folders, as the hook refuses an open."""
+
+    def checked(path, *args, dir_fd=None, **kwargs):
+        where = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else path
+        if dir_fd is not None and isinstance(where, str) and not os.path.isabs(where):
+            where = os.path.join(f"/proc/self/fd/{dir_fd}", where)
+        if not isinstance(where, str) or not _inside(where):
+            _refuse(f"os.{name} on {where}")
+        return make(path, *args, dir_fd=dir_fd, **kwargs)
+
+    checked.__name__ = checked.__qualname__ = name
+    return checked
+
+
+def _replace_unaudited_makers() -> None:
+    import posix
+
+    for name in UNAUDITED_MAKERS:
+        original = getattr(posix, name, None)
+        if original is None or getattr(original, "__module__", "") == __name__:
+            continue
+        checked = _checked_maker(name, original)
+        for module in (os, posix):
+            setattr(module, name, checked)
 
 
 class _RefusedImports:
@@ -132,6 +224,25 @@ def _leave_network() -> bool:
         return False
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Have the kernel kill this process when the drafter process that started it dies, even by SIGKILL: a worker
+    stuck in candidate code (a loop in C, a module sleeping at import) must not outlive its run."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent was gone before the request took effect
+        os._exit(1)
+
+
 def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     """Limits, a scrubbed environment and the audit hook, for the rest of this process's life.
 
@@ -153,10 +264,13 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
         except (ValueError, OSError):
             pass  # a platform that refuses a limit still gets the hook
     _leave_network()
+    _die_with_parent()
     from hypothesis.configuration import storage_directory
 
     storage = storage_directory(intent_to_write=False).home_directory  # the run folder's, in a pipeline run
     _allowed = tuple(os.path.realpath(p) for p in (scratch, storage))
+    _replace_unaudited_makers()
+    _replace_sqlite_connect()
     if _RefusedImports not in sys.meta_path:
         sys.meta_path.insert(0, _RefusedImports)
     if _hook not in getattr(sys, "_drafter_hooks", ()):

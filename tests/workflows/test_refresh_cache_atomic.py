@@ -1,6 +1,11 @@
 """The scheduled job's workflow: refresh drafts only what changed, replies are cached, and runs are atomic."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -140,6 +145,81 @@ def test_an_interrupted_run_stays_incomplete_and_is_never_a_baseline(tmp_path, m
     assert done.report.run_id == done.run_dir.name
     assert find_baseline(tmp_path / "ws", src.resolve()) == done.run_dir
     assert (done.run_dir / "report.json").is_file() and not (done.run_dir / "INCOMPLETE.txt").exists()
+
+
+def _until(condition, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.1)
+    pytest.fail(f"waited {seconds:g} s for {what}")
+
+
+def _processes_mentioning(*texts: str) -> list[int]:
+    """Processes other than this one whose command line has all of `texts` (a run's workers, its import check)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode("utf-8", "replace")
+                if all(text in cmdline for text in texts):
+                    found.append(int(entry.name))
+            except OSError:
+                pass  # gone meanwhile
+    return found
+
+
+def _drafter_run(src: Path, workspace: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", "from drafter.cli import app; app()", "run", str(src),
+                             "--workspace", str(workspace), "--jobs", "1", "--max-examples", "10", "--seeds", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds the run's processes through /proc")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_a_signalled_drafter_run_is_kept_incomplete_and_the_next_run_starts_clean(tmp_path, signum):
+    src = _source(tmp_path)
+    workspace = tmp_path / "ws"
+    latest = workspace / "latest"
+    previous = pipeline.run(src, Settings(workspace=workspace, jobs=1, max_examples=10, seeds=1)).run_dir \
+        if signum == signal.SIGINT else None  # SIGKILL: a workspace with no complete run yet
+    # A module that sleeps at import holds the run in its import check long enough to be signalled there; the
+    # file it leaves in the boxed scratch folder says it is sleeping.
+    slow = src / "pkg" / "slow.py"
+    slow.write_text('import os, tempfile, time\nopen(os.path.join(tempfile.gettempdir(), "sleeping"), "w").close()\n'
+                    'time.sleep(60)\n\n\ndef nap(x: int) -> int:\n    """x."""\n    return x\n')
+
+    drafter = _drafter_run(src, workspace)
+    try:
+        [marker] = _until(lambda: list(workspace.glob("runs/*.incomplete/scratch/sleeping")), 60,
+                          "the run's import check to reach the sleeping module")
+        partial = marker.parent.parent
+        assert _processes_mentioning(str(workspace), "importcheck")
+        drafter.send_signal(signum)
+        _, stderr = drafter.communicate(timeout=30)
+    finally:
+        drafter.kill()
+
+    assert drafter.returncode == (130 if signum == signal.SIGINT else -signal.SIGKILL), stderr
+    note = (partial / "INCOMPLETE.txt").read_text()
+    assert "has not finished" in note
+    assert ("interrupted (SIGINT)" in note) == (signum == signal.SIGINT)
+    if previous is None:
+        assert not latest.exists() and not latest.is_symlink()
+    else:
+        assert latest.resolve() == previous
+    # Its import check and workers die with it, whatever the signal: nothing stays behind sleeping in SRC code.
+    _until(lambda: not _processes_mentioning(str(workspace)), 10, "the run's child processes to end")
+
+    slow.unlink()
+    rerun = _drafter_run(src, workspace)
+    stdout, stderr = rerun.communicate(timeout=240)
+    assert rerun.returncode == 0, stdout + stderr
+    done = latest.resolve()
+    assert done not in (previous, partial) and (done / "report.json").is_file() and (done / "run.json").is_file()
+    assert not (done / "INCOMPLETE.txt").exists() and (partial / "INCOMPLETE.txt").is_file()  # the partial is kept
 
 
 @pytest.mark.parametrize("which", ["run folder", "replies folder"])
