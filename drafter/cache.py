@@ -13,20 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drafter.data import Prompt, Reply, TokenUsage
-from drafter.prompt import TEMPLATE_NAMES, template_environment
 from drafter.runfolder import write_json_atomic
 
 CACHE_VERSION = 1
-
-
-def template_version(templates_dir: Path | None) -> str:
-    """sha256 of the template sources, so editing a template invalidates what it produced."""
-    env = template_environment(templates_dir)
-    digest = hashlib.sha256()
-    for name in TEMPLATE_NAMES:
-        source, _filename, _uptodate = env.loader.get_source(env, name)
-        digest.update(name.encode() + b"\0" + source.encode("utf-8", "surrogatepass") + b"\0")
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

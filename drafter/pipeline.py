@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from drafter.cache import CacheKey, ReplyCache, template_version
+from drafter.cache import CacheKey, ReplyCache
 from drafter.candidates import parse_reply
 from drafter.config import Settings
 from drafter.data import DraftOutcome, Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, RunOutcome, Soundness, Verdict

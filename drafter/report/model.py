@@ -6,7 +6,7 @@ import dataclasses
 import json
 import shutil
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter.data import MUTANT_STATUSES, RunOutcome, TokenUsage, to_jsonable

@@ -1,7 +1,6 @@
 """Attacks on the gate, each on the second worked example (examples/journal) and each beside an honest patch that
 passes. Every cheat below breaks production code in a way a property catches when nothing hides it."""
 
-import json
 import os
 import shutil
 from pathlib import Path

@@ -53,7 +53,7 @@ def test_src_where_nothing_imports_is_an_environment_error(tmp_path):
 
 
 def test_relative_workspace_works_from_the_working_directory(tmp_path, monkeypatch):
-    src = make_src(tmp_path, good=GOOD_MODULE)
+    make_src(tmp_path, good=GOOD_MODULE)
     monkeypatch.chdir(tmp_path)
     result = run(Path("src"), Settings(workspace=Path("ws"), jobs=1, max_examples=20, seeds=2))
     assert not result.warnings

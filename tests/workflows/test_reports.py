@@ -2,14 +2,11 @@
 XML parses with junitparser (one test case per candidate)."""
 
 import dataclasses
-import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from junitparser import Failure, JUnitXml
