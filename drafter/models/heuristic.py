@@ -33,9 +33,8 @@ from drafter.models.bodylaws import body_law_proposals
 from drafter.models.methods import MethodFamilies
 from drafter.models.roundtrips import RoundTripFamilies
 from drafter.models.source_facts import (compared_choices, constructor_rejects_negatives, indexed_params,
-                                         looked_up_params,
-                                         raised_in_body, returns_iterator, stub_signature, type_aliases,
-                                         type_variables)
+                                         looked_up_params, raised_in_body, returns_iterator, stub_signature,
+                                         type_aliases, type_variables)
 from drafter.models.textforms import prose, text_form_proposals
 
 NORMALISER_WORDS = ("normalize", "normalise", "clean", "canonical", "canonicalize", "canonicalise", "sort", "sorted",
@@ -122,7 +121,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         rejects = frozenset(c.name for c in self.classes.values()
                             if c.kind != "enum" and constructor_rejects_negatives(extraction.root, c.module, c.name))
         self.ctx = Context(self.names, self.classes, self.doc, nonneg=nonnegative_params(target.params, self.doc),
-                           aliases={**type_aliases(extraction.root), **(stub.type_variables if stub else {})},
+                           aliases={**type_aliases(extraction.root), **self.stub_variables},
                            rejects_negative=rejects,
                            constants=extraction.constants.get(target.module, {}),
                            least=indexed_params(extraction.root, target.file, target.line))
@@ -453,7 +452,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         concrete = returns
         for variable, stands_for in self.stub_variables.items():
             if any(re.search(rf"\b{variable}\b", p.annotation or "") for p in self.t.params):
-                concrete = re.sub(rf"\b{variable}\b", stands_for.strip("'\""), concrete)
+                concrete = re.sub(rf"\b{variable}\b", stands_for, concrete)
         expected = None if self.lazy else self.result_class or isinstance_target(concrete, self.checkable)
         elem = element_type(concrete, self.checkable)
         out = self._guarded(f"out = {call.text}")

@@ -431,7 +431,8 @@ def _stands_for(typevar: ast.Call) -> str:
     """`TypeVar("N", float, Decimal)` -> "float", `TypeVar("S", bound=str)` -> "str", an open one -> "int"."""
     options = [ast.unparse(a) for a in typevar.args[1:]] + [ast.unparse(k.value) for k in typevar.keywords
                                                             if k.arg == "bound"]
-    return options[0] if options and options[0].strip("'\"") in STANDS_IN else "int"
+    first = options[0].strip("'\"") if options else ""
+    return first if first in STANDS_IN else "int"
 
 
 # What well-known standard-library calls raise for arguments outside their domain (their documentation says so):
