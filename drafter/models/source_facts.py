@@ -18,8 +18,18 @@ MAX_FILES = 500
 
 
 def _tree(path: Path) -> ast.Module | None:
+    """The parsed file, shared by every fact of every target of a run (callers only read it)."""
     try:
-        return ast.parse(path.read_text(encoding="utf-8"))
+        stat = path.stat()
+    except OSError:
+        return None
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str, _mtime: int, _size: int) -> ast.Module | None:
+    try:
+        return ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
         return None
 
