@@ -21,6 +21,8 @@ from pathlib import Path
 import libcst as cst
 
 from drafter.errors import ConfigError
+from drafter.jsonfile import MapOf, inside, read_json
+from drafter.report.shape import report_shape
 from drafter.runfolder import INCOMPLETE_SUFFIX, RUN_META, run_id
 
 LOCK_NAME = "drafted.lock.json"
@@ -51,28 +53,30 @@ def _load_run(run_dir: Path) -> tuple[Path, dict]:
     run_dir = Path(run_dir).resolve()
     if run_dir.name.endswith(INCOMPLETE_SUFFIX) or not (run_dir / RUN_META).is_file():
         raise ConfigError(f"run {run_dir}: not a complete run folder (no {RUN_META}); only finished runs can be promoted")
-    try:
-        report = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"run {run_dir}: cannot read its report.json ({exc})") from exc
-    if not isinstance(report, dict) or not all(isinstance(report.get(k), list) for k in ("candidates", "targets")):
-        raise ConfigError(f"run {run_dir}: its report.json has no \"candidates\" and \"targets\" lists")
-    return run_dir, report
+    return run_dir, read_json(run_dir / "report.json", report_shape(), hint="only finished runs can be promoted")
+
+
+LOCK_SHAPE = {"version": int, "files": MapOf({"sha256": str})}
 
 
 def read_lock(lock: Path) -> dict[str, dict]:
     """The entries of an existing drafted.lock.json (file name -> entry); {} when there is none."""
-    if not lock.exists():
+    if not lock.exists() and not lock.is_symlink():
         return {}
-    try:
-        data = json.loads(lock.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{lock}: not a readable lock file ({exc}); fix or remove it before promoting") from exc
-    files = data.get("files") if isinstance(data, dict) and data.get("version") == LOCK_VERSION else None
-    if not isinstance(files, dict) or not all(isinstance(v, dict) and isinstance(v.get("sha256"), str)
-                                              for v in files.values()):
-        raise ConfigError(f"{lock}: expected {{\"version\": {LOCK_VERSION}, \"files\": {{NAME: {{\"sha256\": ...}}}}}}")
-    return files
+    data = read_json(lock, LOCK_SHAPE, hint="fix or remove it before promoting")
+    if data["version"] != LOCK_VERSION:
+        raise ConfigError(f"{lock}: key 'version': {data['version']} is not {LOCK_VERSION}; fix or remove it before promoting")
+    return data["files"]
+
+
+def _check_into(into: Path) -> None:
+    """--into is a folder or can become one: nothing on the way is a file."""
+    for folder in (into, *into.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise ConfigError(f"--into {into}: {folder} is {'a file' if folder == into else 'a file, not a folder'}; "
+                                  "give a folder")
+            return
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -167,8 +171,7 @@ def promote(run_dir: Path, candidate_ids: Sequence[str], into: Path, *, all_kept
     run = report.get("run_id") or run_id(run_dir)
     today = today or time.strftime("%Y-%m-%d", time.gmtime())
     into = Path(into)
-    if into.exists() and not into.is_dir():
-        raise ConfigError(f"--into {into}: not a folder")
+    _check_into(into)
     lock_path = into / LOCK_NAME
     lock = read_lock(lock_path)
     by_id = {c["id"]: c for c in report["candidates"]}
@@ -189,11 +192,21 @@ def promote(run_dir: Path, candidate_ids: Sequence[str], into: Path, *, all_kept
             refused.append(f"{cid}: not kept (rejected at {candidate.get('stage')}: {candidate.get('reason')}); "
                            "only kept candidates can be promoted")
             continue
-        source_file = run_dir / (candidate.get("file") or "")
-        if not candidate.get("file") or not source_file.is_file():
+        if not candidate.get("file"):
+            refused.append(f"{cid}: report.json names no kept file for it")
+            continue
+        try:
+            source_file = inside(run_dir, candidate["file"], "its kept file")
+            name = inside(into, promoted_name(candidate["target"], candidate["name"] or ""), "its file name").name
+        except ConfigError as exc:
+            refused.append(f"{cid}: {exc} (report.json is not as drafter wrote it)")
+            continue
+        if not source_file.is_file():
             refused.append(f"{cid}: its kept file {source_file} is missing from the run folder")
             continue
-        name = promoted_name(candidate["target"], candidate["name"])
+        if name != promoted_name(candidate["target"], candidate["name"]):
+            refused.append(f"{cid}: its name {candidate['name']!r} is not a plain file name; refused")
+            continue
         if names.get(name, cid) != cid:
             refused.append(f"{cid}: file name {name} is already taken by {names[name]}")
             continue
@@ -207,6 +220,9 @@ def promote(run_dir: Path, candidate_ids: Sequence[str], into: Path, *, all_kept
             continue
         destination = into / name
         entry = lock.get(name, {})
+        if destination.exists() and not destination.is_file():
+            refused.append(f"{cid}: {destination} exists and is not a file; not overwritten (move it away first)")
+            continue
         if destination.exists():
             current = destination.read_bytes()
             # The same promotion again, or of a candidate a refresh carried forward unchanged from that run.
@@ -217,12 +233,20 @@ def promote(run_dir: Path, candidate_ids: Sequence[str], into: Path, *, all_kept
             refused.append(f"{cid}: {destination} exists and is a different file; not overwritten (remove it "
                            "first if the new draft should replace it)")
             continue
-        into.mkdir(parents=True, exist_ok=True)
-        _write_atomic(destination, text)
+        try:
+            into.mkdir(parents=True, exist_ok=True)
+            _write_atomic(destination, text)
+        except OSError as exc:
+            refused.append(f"{cid}: cannot write {destination} ({exc.strerror or exc})")
+            continue
         lock[name] = {"sha256": hashlib.sha256(text.encode()).hexdigest(), "run": run, "candidate": cid,
                       "target": candidate["target"], "fingerprint": targets.get(candidate["target"], {}).get("fingerprint"),
                       "promoted": today}
         promoted.append(Promoted(cid, name, "written"))
     if any(p.status == "written" for p in promoted):
-        _write_atomic(lock_path, json.dumps({"version": LOCK_VERSION, "files": lock}, indent=2, sort_keys=True) + "\n")
+        try:
+            _write_atomic(lock_path, json.dumps({"version": LOCK_VERSION, "files": lock}, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise ConfigError(f"{lock_path}: cannot write the lock ({exc.strerror or exc}); the files written are "
+                              "not recorded: remove them or promote again") from None
     return PromoteResult(tuple(promoted), tuple(refused), lock_path)

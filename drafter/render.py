@@ -20,6 +20,7 @@ from libcst.metadata import BuiltinAssignment, MetadataWrapper, ScopeProvider
 from drafter import allowed
 from drafter.data import Candidate, Extraction, Rendered, Target, Verdict
 from drafter.errors import DrafterError
+from drafter.runfolder import bounded_name, target_slug
 
 TEMPLATE = "test_file.j2"
 GIVEN_LINE_LIMIT = 100
@@ -34,23 +35,8 @@ class RenderError(DrafterError):
         self.verdict = Verdict("render", False, "render_error", detail)
 
 
-MAX_NAME_CHARS = 100  # of one path component; file systems refuse names over 255 bytes
-
-
-def slug(target_id: str) -> str:
-    return _bounded(target_id.replace(":", "."))
-
-
 def staged_path(candidate: Candidate) -> str:
-    return f"staged/{slug(candidate.target)}/{_bounded(f'test_{candidate.name}')}.py"
-
-
-def _bounded(name: str) -> str:
-    """`name` if short enough for a file name, else its start and a hash of the whole (still unique)."""
-    if len(name) <= MAX_NAME_CHARS:
-        return name
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{name[:MAX_NAME_CHARS - 17]}_{digest}"
+    return f"staged/{target_slug(candidate.target)}/{bounded_name(f'test_{candidate.name}')}.py"
 
 
 @functools.lru_cache(maxsize=8)

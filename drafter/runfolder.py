@@ -18,14 +18,32 @@ from filelock import FileLock
 
 from drafter.data import to_jsonable
 from drafter.errors import ConfigError, SourceError, WorkspaceError
+from drafter.jsonfile import OptionalKey, read_json
 from drafter.limits import MAX_SOURCE_BYTES
 
 # Folders never copied out of SRC: they are not source, and copying a venv would be slow.
 IGNORED_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache", ".hypothesis"}
 
 
+MAX_NAME_CHARS = 100  # of one path component; file systems refuse names over 255 bytes
+MAX_NAME_BYTES = 200
+
+
+def bounded_name(name: str) -> str:
+    """`name` if short enough for a file name, else its start and a hash of the whole (still unique)."""
+    encoded = name.encode("utf-8", "surrogatepass")
+    if len(name) <= MAX_NAME_CHARS and len(encoded) <= MAX_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(encoded).hexdigest()[:16]
+    start = name[:MAX_NAME_CHARS - 17]
+    while len(start.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES - 17:
+        start = start[:-1]
+    return f"{start}_{digest}"
+
+
 def target_slug(target_id: str) -> str:
-    return target_id.replace(":", ".")
+    """A target's name in run-folder file names (prompts/, replies/, staged/): never too long for the OS."""
+    return bounded_name(target_id.replace(":", "."))
 
 
 def check_separate(src: Path, workspace: Path) -> None:
@@ -141,10 +159,10 @@ def complete_runs(workspace: Path) -> list[Path]:
 
 
 def read_run_meta(run_dir: Path) -> dict:
-    try:
-        return json.loads((run_dir / RUN_META).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    """run.json of a complete run; ConfigError naming the file and key when it is not drafter's."""
+
+    return read_json(run_dir / RUN_META, {"src": OptionalKey(str)},
+                     hint="not the run.json drafter writes; move that run folder out of runs/")
 
 
 def _now() -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -11,7 +10,9 @@ from pathlib import Path
 
 from drafter.data import MUTANT_STATUSES, RunOutcome, TokenUsage, to_jsonable
 from drafter.errors import ConfigError
+from drafter.jsonfile import inside, read_json
 from drafter.report.rounds import caught_in_round, rounds_summary
+from drafter.report.shape import report_shape
 from drafter.runfolder import git_commit, run_id, tree_hash
 
 REPORT_VERSION = 1
@@ -109,8 +110,8 @@ def overall_score(report: RunReport) -> float | None:
 def load_report(run_dir: Path) -> RunReport:
     """The RunReport of a finished run, read back from its report.json (to re-render it in another format)."""
     path = Path(run_dir) / "report.json"
+    data = read_json(path, report_shape(), hint="not the report.json of a finished run")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         return RunReport(
             **{k: data[k] for k in ("version", "run_id", "source", "model", "settings", "summary")},
             targets=tuple(_entry(TargetEntry, t) for t in data["targets"]),
@@ -138,8 +139,11 @@ class Carry:
 
     @classmethod
     def from_run(cls, baseline_dir: Path, target_ids: set[str], removed: tuple[str, ...] = ()) -> Carry:
+        data = read_json(baseline_dir / "report.json", report_shape(), hint=f"baseline run {baseline_dir}")
+        for c in data["candidates"]:  # a kept file is copied forward: its name must stay inside both run folders
+            if c["status"] == "kept" and c.get("file"):
+                inside(baseline_dir, c["file"], f"baseline run {baseline_dir}: report.json candidate {c['id']}'s file")
         try:
-            data = json.loads((baseline_dir / "report.json").read_text(encoding="utf-8"))
             origin = baseline_dir.name
             return cls(
                 baseline_dir=baseline_dir,
