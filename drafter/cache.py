@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drafter.data import Prompt, Reply, TokenUsage
+from drafter.jsonfile import Either, OptionalKey, UnreadableJSON, load, shape_of
 from drafter.runfolder import write_json_atomic
 
 CACHE_VERSION = 1
+ENTRY_SHAPE = {"text": str, "model": OptionalKey(str), "usage": OptionalKey(Either(None, shape_of(TokenUsage)))}
 
 
 @dataclass(frozen=True)
@@ -49,16 +51,14 @@ class ReplyCache:
 
     def get(self, prompt: Prompt) -> Reply | None:
         path = self._path(prompt)
+        if not path.exists() and not path.is_symlink():
+            return None
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
-                raise ValueError("no reply text")
-            usage = TokenUsage(**entry["usage"]) if entry.get("usage") else None
-        except FileNotFoundError:
+            entry = load(path, ENTRY_SHAPE)
+        except UnreadableJSON as exc:
+            self.warnings.append(f"reply cache entry {exc}; ignored, the model is asked again")
             return None
-        except (OSError, ValueError, TypeError) as exc:
-            self.warnings.append(f"reply cache entry {path} is unreadable ({exc}); ignored, the model is asked again")
-            return None
+        usage = TokenUsage(**entry["usage"]) if entry.get("usage") else None
         self.hits.add(prompt.target)
         return Reply(prompt.target, entry["text"], usage=usage, seconds=0.0, model=str(entry.get("model", "")))
 

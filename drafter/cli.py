@@ -93,6 +93,12 @@ RoundsOpt = Annotated[
 MaxCallsOpt = Annotated[
     Optional[int], typer.Option("--max-calls", min=1, help="Cap on model calls over the whole run (every round). Default: no cap.")
 ]
+MaxExamplesOpt = Annotated[
+    Optional[int], typer.Option("--max-examples", min=1, help=f"Hypothesis examples per run. Default: {DEFAULTS.max_examples}.")
+]
+SeedsOpt = Annotated[
+    Optional[int], typer.Option("--seeds", min=1, help=f"Clean runs with distinct seeds before a candidate counts as sound. Default: {DEFAULTS.seeds}.")
+]
 BudgetOpt = Annotated[Optional[float], typer.Option("--budget", min=0.1, help=(
     "Seconds a candidate's first clean run may take (the cap); its other seeds and its kill runs get 10x its own "
     f"clean time, at least 2 s, at most the cap. Default: {DEFAULTS.budget:g}."))]
@@ -260,10 +266,8 @@ def run(
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the cores drafter may use.")] = None,
-    max_examples: Annotated[Optional[int], typer.Option("--max-examples", min=1, help=f"Hypothesis examples per run. Default: {DEFAULTS.max_examples}.")] = None,
-    seeds: Annotated[
-        Optional[int], typer.Option("--seeds", min=1, help=f"Clean runs with distinct seeds before a candidate counts as sound. Default: {DEFAULTS.seeds}.")
-    ] = None,
+    max_examples: MaxExamplesOpt = None,
+    seeds: SeedsOpt = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -321,6 +325,8 @@ def refresh(
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the cores drafter may use.")] = None,
+    max_examples: MaxExamplesOpt = None,
+    seeds: SeedsOpt = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -330,6 +336,9 @@ def refresh(
     no_cache: NoCacheOpt = False,
     fail_under_kept: FailUnderKeptOpt = None,
     fail_under_score: FailUnderScoreOpt = None,
+    rounds: RoundsOpt = None,
+    max_calls: MaxCallsOpt = None,
+    max_tokens: MaxTokensOpt = None,
     budget: BudgetOpt = None,
 ) -> None:
     """The scheduled job: redraft only targets that are new or whose signature or docstring changed since the
@@ -342,8 +351,9 @@ def refresh(
 
     result = _execute(
         refresh_stage, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
-        prompts=prompts, known_bad=known_bad, jobs=jobs, base_url=base_url, concurrency=concurrency,
-        temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None, budget=budget,
+        prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
+        concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
+        cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
     )
     plan = result.plan
     baseline = plan.baseline.name if plan.baseline else "none (first run: everything is drafted)"

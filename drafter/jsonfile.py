@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from readback import Either, MapOf, OptionalKey, UnreadableJSON, load, regular_file, shape_of
+from readback import Either, MapOf, OptionalKey, UnreadableJSON, load, matches, regular_file, shape_of
 from drafter.errors import ConfigError, DrafterError
 
-__all__ = ["Either", "MapOf", "OptionalKey", "UnreadableJSON", "inside", "read_json", "regular_file", "shape_of"]
+__all__ = ["Either", "MapOf", "OptionalKey", "UnreadableJSON", "inside", "load", "matches", "read_json", "regular_file", "shape_of"]
 
 
 def read_json(path: Path, shape: Any = object, error: type[DrafterError] = ConfigError, hint: str = "") -> Any:

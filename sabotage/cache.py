@@ -18,12 +18,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from drafter.data import Mutant, MutantSet, Target
+from drafter.jsonfile import UnreadableJSON, load, matches, shape_of
 from drafter.runfolder import write_json_atomic
 from sabotage.mutants import mutants_for, read_text
 from sabotage.operator import Operator
 from sabotage.operators import ALL
 
 CACHE_VERSION = 1
+MUTANT_FIELDS = {f.name for f in dataclasses.fields(Mutant)} - {"source"}
+ROW_SHAPE = {**{k: v for k, v in shape_of(Mutant).items() if k != "source"}, "splice": list}
+ENTRY_SHAPE = {"target": str, "mutants": [ROW_SHAPE], "dropped_equivalent": int, "dropped_duplicate": int}
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,12 +67,12 @@ class MutantCache:
 
     def get(self, target: Target, src: Path, operators: Sequence[Operator] | None = None) -> MutantSet | None:
         path, text = self._path(target, src, operators)
-        try:
-            found = _loaded(json.loads(path.read_text(encoding="utf-8")), text)
-        except FileNotFoundError:
+        if not path.exists() and not path.is_symlink():
             return None
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            self.warnings.append(f"mutant cache entry {path} is unreadable ({exc}); ignored, its mutants are made again")
+        try:
+            found = _loaded(load(path, ENTRY_SHAPE), text, path)
+        except UnreadableJSON as exc:
+            self.warnings.append(f"mutant cache entry {exc}; ignored, its mutants are made again")
             return None
         self.hits.add(target.id)
         return found
@@ -96,10 +100,14 @@ def _entry(made: MutantSet, text: str) -> dict:
             "dropped_duplicate": made.dropped_duplicate}
 
 
-def _loaded(entry: dict, text: str) -> MutantSet:
+def _loaded(entry: dict, text: str, path: Path) -> MutantSet:
     mutants = []
-    for row in entry["mutants"]:
-        start, end, middle = row.pop("splice")
-        row["reach"] = tuple(row["reach"])
-        mutants.append(Mutant(**row, source=text[:start] + middle + text[end:]))
+    for i, row in enumerate(entry["mutants"]):
+        splice = row.pop("splice")
+        if not (len(splice) == 3 and matches(splice[:2], [int]) and isinstance(splice[2], str)
+                and 0 <= splice[0] <= splice[1] <= len(text)):
+            raise UnreadableJSON(path, "expected [start, end, text] within the module", f"mutants[{i}].splice")
+        start, end, middle = splice
+        row["reach"] = tuple(row.get("reach", ()))
+        mutants.append(Mutant(**{k: v for k, v in row.items() if k in MUTANT_FIELDS}, source=text[:start] + middle + text[end:]))
     return MutantSet(entry["target"], tuple(mutants), int(entry["dropped_equivalent"]), int(entry["dropped_duplicate"]))
