@@ -182,4 +182,17 @@ def schema_problem(item: dict) -> str | None:
         return "key 'assume' must be a list of strings"
     if not item["counterexample"].strip():
         return "key 'counterexample' is empty"
+    return _lone_surrogate(item)
+
+
+def _lone_surrogate(item: dict) -> str | None:
+    """Text UTF-8 cannot carry (a lone surrogate from a JSON escape) cannot become Python source."""
+    fields = [(k, item[k]) for k in ("name", "kind", "body", "counterexample", "rationale") if k in item]
+    fields += [pair for k, v in item["inputs"].items() for pair in (("inputs", k), (f"inputs.{k}", v))]
+    fields += [("assume", a) for a in item.get("assume", ())]
+    for key, text in fields:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"key {key!r} holds a lone surrogate ({text[exc.start]!r}), which UTF-8 and Python source cannot carry"
     return None

@@ -45,6 +45,14 @@ FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0), "budget
 BOOL_KEYS = {"cache"}
 
 
+def _path_text(value) -> str:
+    """A path as the file or the option wrote it: text, not empty, no NUL byte (checked even when an option
+    overrides the key, so a bad file is found before it matters)."""
+    if not isinstance(value, (str, Path)) or not str(value) or "\0" in str(value):
+        raise ValueError
+    return str(value)
+
+
 def _expected(key: str) -> str:
     if key in INT_RANGES:
         return "a whole number from {} to {}".format(*INT_RANGES[key])
@@ -52,15 +60,19 @@ def _expected(key: str) -> str:
         return "a number from {} to {}".format(*FLOAT_RANGES[key])
     if key in BOOL_KEYS:
         return "true or false"
+    if key in PATH_KEYS:
+        return "a path as a non-empty string"
+    if key in PATH_LIST_KEYS:
+        return "a path or a list of paths, as strings"
     return str(Settings.__dataclass_fields__[key].type)
 
 
 def _coerce(key: str, value, base: Path, origin: str, written: str | None = None):
     try:
         if key in PATH_KEYS:
-            return base / str(value)
+            return base / _path_text(value)
         if key in PATH_LIST_KEYS:
-            return tuple(base / str(v) for v in ([value] if isinstance(value, str) else value))
+            return tuple(base / _path_text(v) for v in ([value] if isinstance(value, (str, Path)) else value))
         if key in STR_LIST_KEYS:
             return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
         if key in INT_RANGES:

@@ -133,7 +133,9 @@ def earlier_fingerprints(path: Path) -> dict[str, str]:
 
 
 def no_targets(src: Path, extraction: Extraction, select: tuple[str, ...]) -> str:
-    skipped = f" ({len(extraction.errors)} files skipped as unreadable)" if extraction.errors else ""
+    named = "; ".join(f"{e.file}: {e.reason}" for e in extraction.errors[:5])
+    more = f"; and {len(extraction.errors) - 5} more" if len(extraction.errors) > 5 else ""
+    skipped = f" (skipped as unreadable: {named}{more})" if extraction.errors else ""
     if not extraction.module_names:
         return f"SRC {src}: no Python module found{skipped}"
     if select:
@@ -246,14 +248,13 @@ def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter
     for prompt in prompts:
         write_text(run_dir / "prompts" / f"{target_slug(prompt.target)}.txt", f"### system\n{prompt.system}\n### user\n{prompt.user}")
 
-    unknown = getattr(backend, "unknown_targets", ())
-    if unknown:
-        warnings.append(f"{backend.name}: replies for targets that were not extracted: {', '.join(sorted(unknown))}")
-
     reporter.stage("model", total=len(prompts))
     with clock.measure("model"):
         cache = reply_cache(settings, backend)
         replies = propose_with_cache(backend, cache, prompts, extraction, lambda _reply: reporter.advance(), budget)
+    unknown = getattr(backend, "unknown_targets", ())  # known once the backend has read its replies
+    if unknown:
+        warnings.append(f"{backend.name}: replies for targets that were not extracted: {', '.join(sorted(unknown))}")
     if cache is not None:
         warnings.extend(cache.warnings)
         if cache.hits:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from drafter.data import Extraction, Prompt, Reply
 from drafter.errors import ModelError
+from drafter.jsonfile import UnreadableJSON, regular_file
 from drafter.limits import LimitExceeded, load_json
 from drafter.runfolder import target_slug
 
@@ -78,7 +79,10 @@ class ReplayBackend:
 
 def _load(path: Path) -> dict:
     try:
+        regular_file(path)
         raw = path.read_text(encoding="utf-8")
+    except UnreadableJSON as exc:
+        raise ModelError(f"replay file {exc}") from None
     except OSError as exc:
         raise ModelError(f"replay file {path}: cannot read it ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
@@ -102,11 +106,16 @@ def _later_rounds(value, path: Path) -> dict[int, dict]:
         raise ModelError(f"replay file {path}: \"{ROUNDS_KEY}\" must map round numbers to objects of replies")
     rounds = {}
     for key, replies in value.items():
-        if not (isinstance(key, str) and key.isdigit() and int(key) >= 2) or not isinstance(replies, dict):
+        if not _is_round(key) or not isinstance(replies, dict):
             raise ModelError(f"replay file {path}: \"{ROUNDS_KEY}\" key {key!r} must be a round number from 2 "
                              "whose value maps target ids to replies")
         rounds[int(key)] = replies
     return rounds
+
+
+def _is_round(key: str) -> bool:
+    """"2" to "9999"; not "²" (a digit to str.isdigit, not to int) nor 5,000 nines."""
+    return key.isascii() and key.isdigit() and len(key) <= 4 and int(key) >= 2
 
 
 def _load_folder(path: Path) -> dict:
@@ -118,7 +127,7 @@ def _load_folder(path: Path) -> dict:
         raise ModelError(f"replay folder {path}: no replies/*.txt in it; give a run folder, its replies/ or a JSON file")
     replies = _read_replies(files)
     later = {sub.name.removeprefix("round"): _read_replies(sorted(sub.glob("*.txt")))
-             for sub in sorted(folder.glob("round*")) if sub.is_dir() and sub.name.removeprefix("round").isdigit()}
+             for sub in sorted(folder.glob("round*")) if sub.is_dir() and _is_round(sub.name.removeprefix("round"))}
     if later:
         replies[ROUNDS_KEY] = later
     return replies
@@ -128,7 +137,10 @@ def _read_replies(files: list[Path]) -> dict:
     replies = {}
     for file in files:
         try:
+            regular_file(file)
             text = file.read_text(encoding="utf-8")
+        except UnreadableJSON as exc:
+            raise ModelError(f"replay file {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ModelError(f"replay file {file}: cannot read it ({exc})") from exc
         if not text.startswith("# no reply:"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,10 +21,12 @@ MAX_FILES = 500
 def _tree(path: Path) -> ast.Module | None:
     """The parsed file, shared by every fact of every target of a run (callers only read it)."""
     try:
-        stat = path.stat()
+        info = path.stat()
     except OSError:
         return None
-    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+    if not stat.S_ISREG(info.st_mode):  # a FIFO named pipe.py would block the run on open
+        return None
+    return _parsed(str(path), info.st_mtime_ns, info.st_size)
 
 
 @functools.lru_cache(maxsize=64)
