@@ -186,8 +186,8 @@ def schema_problem(item: dict) -> str | None:
 
 
 def _lone_surrogate(item: dict) -> str | None:
-    """Text UTF-8 cannot carry (a lone surrogate from a JSON escape) cannot become Python source."""
-    fields = [(k, item[k]) for k in ("name", "kind", "body", "counterexample", "rationale") if k in item]
+    """Code UTF-8 cannot carry (a lone surrogate from a JSON escape) cannot become Python source; prose may."""
+    fields = [("body", item["body"])]
     fields += [pair for k, v in item["inputs"].items() for pair in (("inputs", k), (f"inputs.{k}", v))]
     fields += [("assume", a) for a in item.get("assume", ())]
     for key, text in fields:

@@ -53,7 +53,7 @@ def regular_file(path: Path) -> os.stat_result:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise UnreadableJSON(path, "no such file") from None
+        raise UnreadableJSON(path, "cannot read it (no such file)") from None
     except OSError as exc:
         raise UnreadableJSON(path, f"cannot read it ({exc.strerror or exc})") from None
     if not stat.S_ISREG(info.st_mode):
