@@ -68,13 +68,20 @@ class Event:
 # ---------------------------------------------------------------- the worker side
 
 
+# What a worker itself runs on; a module of SRC by one of these names is never imported in its place.
+RUNTIME_PACKAGES = frozenset({"hypothesis", "drafter", "sabotage", "readback", "wall"})
+
+
 def _prepare_path(source_dir: str) -> None:
     """Import target code from source_dir only, and never write bytecode next to it."""
     sys.dont_write_bytecode = True
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    import hypothesis  # noqa: F401 - the real one, before SRC goes first on the path (it may hold a hypothesis.py)
+
     sys.path.insert(0, source_dir)
     importlib.invalidate_caches()
     tops = {p.stem for p in Path(source_dir).iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    tops -= RUNTIME_PACKAGES
     root = str(Path(source_dir).resolve()) + os.sep
     for name in list(sys.modules):  # a forked worker may have inherited same-named modules from elsewhere
         if name.split(".")[0] in tops:

@@ -14,8 +14,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from drafter.execute import RUNTIME_PACKAGES
+
 IMPORT_BUDGET_SECONDS = 20.0  # per module, on top of the child's own start
 CHILD_STARTUP_SECONDS = 30.0
+STDERR_TAIL = 4096
 
 CHILD = "from drafter.importcheck import child_main; child_main()"
 
@@ -25,7 +28,13 @@ def import_failures(source_dir: Path, modules: Sequence[str], budget: float = IM
     """{module: one-line reason} for modules that do not import from source_dir."""
     failures: dict[str, str] = {}
     tracebacks: list[str] = []
-    remaining = list(modules)
+    remaining = []
+    for module in modules:
+        if module.split(".")[0] in RUNTIME_PACKAGES:
+            failures[module] = (f"SRC's {module.split('.')[0]} has the name of a package drafter runs on; rename it "
+                                "or leave it out with --select")
+        else:
+            remaining.append(module)
     while remaining:
         done, why, stuck = _check(Path(source_dir).resolve(), remaining, budget)
         for module, error, trace in done:
@@ -50,8 +59,12 @@ def import_failures(source_dir: Path, modules: Sequence[str], budget: float = IM
 
 def _check(source_dir: Path, modules: list[str], budget: float) -> tuple[list[tuple], str, str | None]:
     """(finished (module, error, traceback) rows, why the child stopped early, the module it stopped in)."""
+    # cwd: the run's scratch folder, the one place the workers' box lets code write (a module that writes a file
+    # at import imports there as it will in the workers).
+    scratch = source_dir.parent / "scratch"
+    scratch.mkdir(exist_ok=True)
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(source_dir), *modules], stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=source_dir.parent,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=scratch,
                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     try:
         return _watch(child, budget)
@@ -66,15 +79,25 @@ def _watch(child: subprocess.Popen, budget: float) -> tuple[list[tuple], str, st
     current: str | None = None
     deadline = time.monotonic() + CHILD_STARTUP_SECONDS
     buffer = b""
+    stderr = b""  # its tail only: read as it comes, or a module printing 100 kB at import fills the pipe and hangs
     with selectors.DefaultSelector() as selector:
         selector.register(child.stdout, selectors.EVENT_READ)
+        selector.register(child.stderr, selectors.EVENT_READ)
         while True:
             left = deadline - time.monotonic()
-            if left <= 0 or not selector.select(timeout=left):
+            ready = selector.select(timeout=left) if left > 0 else []
+            if not ready:
                 child.kill()
                 child.wait()
                 limit = f"{budget:g} s" if current else f"{CHILD_STARTUP_SECONDS:g} s to start"
                 return done, f"importing took longer than {limit}", current
+            if any(key.fileobj is child.stderr for key, _ in ready):
+                chunk = os.read(child.stderr.fileno(), 65536)
+                stderr = (stderr + chunk)[-STDERR_TAIL:]
+                if not chunk:
+                    selector.unregister(child.stderr)
+            if not any(key.fileobj is child.stdout for key, _ in ready):
+                continue
             chunk = os.read(child.stdout.fileno(), 65536)
             if not chunk:
                 break
@@ -87,7 +110,7 @@ def _watch(child: subprocess.Popen, budget: float) -> tuple[list[tuple], str, st
                 else:
                     done.append((event["done"], event.get("error"), event.get("traceback", "")))
                     current = None
-    stderr = child.stderr.read().decode("utf-8", "backslashreplace").strip()
+    stderr = (stderr + child.stderr.read())[-STDERR_TAIL:].decode("utf-8", "backslashreplace").strip()
     code = child.wait()
     if current is None and code == 0:
         return done, "", None
