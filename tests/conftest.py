@@ -1,6 +1,7 @@
 """Shared fixtures. Hypothesis never keeps an example database across our own test runs."""
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ class Scripted:
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
     drip: float = 0.0  # seconds between single bytes of the body: a server that never stops sending
+    cut: bool = False  # send half the body under the whole body's content-length, then close the connection
 
 
 def completion(content: str | None, *, finish_reason: str = "stop", usage=(11, 7, 18), model: str = "test-model") -> dict:
@@ -93,7 +95,12 @@ class FakeOpenAI:
                     for key, value in answer.headers.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    if not answer.drip:
+                    if answer.cut:
+                        self.wfile.write(data[: len(data) // 2])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    elif not answer.drip:
                         self.wfile.write(data)
                     for byte in data if answer.drip else b"":
                         self.wfile.write(bytes([byte]))

@@ -8,10 +8,10 @@ Reply semantics: `text=None` + `error` = the call failed for good; `text` + `err
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import openai
 from openai import OpenAI
@@ -86,14 +86,29 @@ class OpenAIBackend:
         extraction: Extraction,
         on_reply: Callable[[Reply], None] | None = None,
     ) -> list[Reply]:
+        # Daemon threads, not a pool: Ctrl-C stops the run at once instead of waiting out the calls in flight
+        # (a pool's exit joins them, up to --timeout each).
         replies: list[Reply | None] = [None] * len(prompts)
-        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="drafter-model") as pool:
-            futures = {pool.submit(self._ask, prompt): i for i, prompt in enumerate(prompts)}
-            for future in as_completed(futures):
-                reply = future.result()
-                replies[futures[future]] = reply
-                if on_reply:
-                    on_reply(reply)
+        work: queue.SimpleQueue = queue.SimpleQueue()
+        done: queue.SimpleQueue = queue.SimpleQueue()
+        for item in enumerate(prompts):
+            work.put(item)
+
+        def worker() -> None:
+            while True:
+                try:
+                    index, prompt = work.get_nowait()
+                except queue.Empty:
+                    return
+                done.put((index, self._ask(prompt)))
+
+        for _ in range(min(self.concurrency, len(prompts))):
+            threading.Thread(target=worker, name="drafter-model", daemon=True).start()
+        for _ in prompts:
+            index, reply = done.get()
+            replies[index] = reply
+            if on_reply:
+                on_reply(reply)
         return [r for r in replies if r is not None]
 
     def _ask(self, prompt: Prompt) -> Reply:
@@ -115,21 +130,25 @@ class OpenAIBackend:
                     time.sleep(self._wait(attempt, _retry_after(exc)))
                     continue
                 return self._failure(prompt, started, attempt, f"HTTP {exc.status_code}: {_message(exc)}")
-            except (openai.APITimeoutError, openai.APIConnectionError, _OverDeadline) as exc:
-                # APITimeoutError subclasses APIConnectionError; all are worth another try.
-                if attempt <= self.retries:
+            except (openai.APIConnectionError, _OverDeadline) as exc:
+                # A timeout, a refused connection or one closed mid-body: all are worth another try; a redirect
+                # loop is not (it loops the same way next time).
+                if not _transport_error(_root_cause(exc), "TooManyRedirects") and attempt <= self.retries:
                     time.sleep(self._wait(attempt, None))
                     continue
-                what = ("timed out" if isinstance(exc, openai.APITimeoutError)
-                        else str(exc) if isinstance(exc, _OverDeadline) else f"connection failed ({exc})")
-                return self._failure(prompt, started, attempt, what)
+                return self._failure(prompt, started, attempt, self._connection_problem(exc))
             except LimitExceeded as exc:
                 return self._failure(prompt, started, attempt, f"response over a limit: {exc}")
             except (openai.OpenAIError, ValueError) as exc:
                 # The client raises JSONDecodeError (a ValueError) for a body that is not JSON.
                 return self._failure(prompt, started, attempt, f"malformed response: {type(exc).__name__}: {exc}")
             except Exception as exc:  # one target's failure must never stop the run
-                return self._failure(prompt, started, attempt, f"client error: {type(exc).__name__}: {exc}")
+                if not _transport_error(exc, "TransportError"):
+                    return self._failure(prompt, started, attempt, f"client error: {type(exc).__name__}: {exc}")
+                if attempt <= self.retries:  # the connection broke while the body was read: worth another try
+                    time.sleep(self._wait(attempt, None))
+                    continue
+                return self._failure(prompt, started, attempt, self._connection_problem(exc))
             try:
                 return self._success(prompt, started, attempt, response)
             except Exception as exc:  # noqa: BLE001 - a 200 of an unexpected shape fails this target only
@@ -144,7 +163,8 @@ class OpenAIBackend:
         with self.client.chat.completions.with_streaming_response.create(**request) as raw:
             for chunk in raw.iter_bytes():
                 if time.monotonic() > deadline:
-                    raise _OverDeadline(f"the response took longer than {self.timeout:g} s in all")
+                    raise _OverDeadline(f"timed out: the response was still arriving after --timeout {self.timeout:g} s "
+                                        "(the server sends it too slowly)")
                 size += len(chunk)
                 if size > MAX_BODY_BYTES:
                     raise LimitExceeded(f"the response body is over {MAX_BODY_BYTES:,} bytes")
@@ -174,6 +194,18 @@ class OpenAIBackend:
                 "json_schema": {"name": "candidates", "schema": CANDIDATE_SCHEMA, "strict": False},
             }
         return request
+
+    def _connection_problem(self, exc: Exception) -> str:
+        if isinstance(exc, _OverDeadline):
+            return str(exc)
+        cause, url = _root_cause(exc), str(self.client.base_url).rstrip("/")
+        if isinstance(exc, openai.APITimeoutError) or _transport_error(exc, "TimeoutException"):
+            return f"timed out (no answer from {url} within --timeout {self.timeout:g} s)"
+        if _transport_error(cause, "TooManyRedirects"):
+            return f"the server at {url} redirects in a loop ({cause}); check --base-url"
+        if _transport_error(exc, "TransportError") or _transport_error(cause, "RemoteProtocolError"):
+            return f"the connection to {url} broke mid-answer ({cause})"
+        return f"cannot connect to {url} ({cause})"
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         wait = retry_after if retry_after is not None else self.backoff * 2 ** (attempt - 1)
@@ -214,6 +246,20 @@ class OpenAIBackend:
 
 class _OverDeadline(Exception):
     """The whole call took longer than the backend's timeout."""
+
+
+def _transport_error(exc: BaseException, name: str) -> bool:
+    """Whether exc is the openai client's transport error `name` (httpx's classes, under whichever httpx the
+    installed client uses)."""
+    return any(k.__name__ == name and k.__module__.split(".")[0].startswith("httpx") for k in type(exc).__mro__)
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    seen = {id(exc)}
+    while (exc.__cause__ or exc.__context__) is not None and id(exc.__cause__ or exc.__context__) not in seen:
+        exc = exc.__cause__ or exc.__context__
+        seen.add(id(exc))
+    return exc
 
 
 def _usage(response) -> TokenUsage | None:
