@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import readback
+
 EXIT_PASS = 0
 EXIT_BLOCKED = 2
 EXIT_USAGE = 3
@@ -44,17 +46,12 @@ def sha256_file(path: Path) -> str:
 
 
 def read_json(path: Path, what: str) -> Any:
-    """Parse a JSON file or raise GateError naming the file."""
+    """Parse a JSON file (through the project's one loader: regular file, size, depth) or raise GateError naming
+    the file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GateError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise GateError(f"{what} {path} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GateError(f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        return readback.load(path)
+    except readback.UnreadableJSON as exc:
+        raise GateError(f"{what} {exc.path} {exc.problem}") from None
 
 
 def stable_json(data: Any) -> str:

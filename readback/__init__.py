@@ -30,7 +30,7 @@ class UnreadableJSON(ValueError):
 
     def __init__(self, path: Path, problem: str, key: str = ""):
         self.path, self.problem, self.key = Path(path), problem, key
-        super().__init__(f"{path}: {'key ' + repr(key) + ': ' if key else ''}{problem}")
+        super().__init__(f"{path}: {'key ' + repr(key) + ' ' if key else ''}{problem}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,9 +53,9 @@ def regular_file(path: Path) -> os.stat_result:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise UnreadableJSON(path, "cannot read it (no such file)") from None
+        raise UnreadableJSON(path, "cannot be read (no such file)") from None
     except OSError as exc:
-        raise UnreadableJSON(path, f"cannot read it ({exc.strerror or exc})") from None
+        raise UnreadableJSON(path, f"cannot be read ({exc.strerror or exc})") from None
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, socket or device)"
         raise UnreadableJSON(path, f"is {kind}")
@@ -67,20 +67,20 @@ def load(path: Path | str, shape: Any = object, *, max_bytes: int = MAX_BYTES, m
     path = Path(path)
     info = regular_file(path)
     if info.st_size > max_bytes:
-        raise UnreadableJSON(path, f"{info.st_size:,} bytes, over the limit of {max_bytes:,}")
+        raise UnreadableJSON(path, f"is {info.st_size:,} bytes, over the limit of {max_bytes:,}")
     try:
         # O_NONBLOCK: should the file have been swapped for a FIFO since the stat, opening it does not block.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as handle:
             raw = handle.read(max_bytes + 1)
     except OSError as exc:
-        raise UnreadableJSON(path, f"cannot read it ({exc.strerror or exc})") from None
+        raise UnreadableJSON(path, f"cannot be read ({exc.strerror or exc})") from None
     if len(raw) > max_bytes:
-        raise UnreadableJSON(path, f"over the limit of {max_bytes:,} bytes")
+        raise UnreadableJSON(path, f"is over the limit of {max_bytes:,} bytes")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UnreadableJSON(path, f"not UTF-8 text (byte {exc.start})") from None
+        raise UnreadableJSON(path, f"is not UTF-8 text (byte {exc.start})") from None
     value = loads(text, path, max_depth)
     check(value, shape, path)
     return value
@@ -90,13 +90,13 @@ def loads(text: str, path: Path | str = "<text>", max_depth: int = MAX_DEPTH) ->
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UnreadableJSON(Path(path), f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise UnreadableJSON(Path(path), f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
-        raise UnreadableJSON(Path(path), f"nested deeper than {max_depth}") from None
+        raise UnreadableJSON(Path(path), f"is nested deeper than {max_depth}") from None
     except ValueError as exc:  # an integer of more digits than Python converts
-        raise UnreadableJSON(Path(path), f"not valid JSON ({exc})") from None
+        raise UnreadableJSON(Path(path), f"is not valid JSON ({exc})") from None
     if depth(value) > max_depth:
-        raise UnreadableJSON(Path(path), f"nested deeper than {max_depth}")
+        raise UnreadableJSON(Path(path), f"is nested deeper than {max_depth}")
     return value
 
 
@@ -152,7 +152,7 @@ def matches(value: Any, shape: Any) -> bool:
 def check(value: Any, shape: Any, path: Path | str, key: str = "") -> None:
     """UnreadableJSON naming `key` (and the file) when `value` does not have `shape`."""
     def wrong() -> UnreadableJSON:
-        return UnreadableJSON(Path(path), f"expected {describe(shape)}, got {_got(value)}", key)
+        return UnreadableJSON(Path(path), f"should be {describe(shape)}, not {_got(value)}", key)
 
     if shape is object:
         return

@@ -28,7 +28,7 @@ def test_strings_verbatim_objects_serialised_missing_reported(tmp_path, prompts_
     assert len(seen) == 4 and be.name == f"replay:{path}"
 
 
-@pytest.mark.parametrize("content, words", [(None, "cannot read"), ("{not json", "not valid JSON"),
+@pytest.mark.parametrize("content, words", [(None, "cannot be read"), ("{not json", "not valid JSON"),
                                              ("[1, 2]", "expected a JSON object")])
 def test_bad_file_names_it(tmp_path, content, words):
     path = tmp_path / "replies.json"
