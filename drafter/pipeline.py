@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from collections import Counter
@@ -18,9 +17,11 @@ from drafter.config import Settings
 from drafter.data import DraftOutcome, Drafted, Extraction, KillMatrix, Mutant, Rendered, Reply, RunOutcome, Soundness, Verdict
 from drafter.errors import ConfigError, DrafterError, ModelError, SourceError
 from drafter.importcheck import import_failures
+from drafter.jsonfile import MapOf, UnreadableJSON, load, read_json
 from drafter.extract import extract
 from drafter.keep import decide
 from drafter.killmatrix import build_kill_matrix
+from drafter.limits import load_json
 from drafter.lint import lint
 from drafter.models import load_backend
 from drafter.prompt import build_prompts, template_version
@@ -98,7 +99,7 @@ def reply_note(reply: Reply) -> str | None:
     if not reply.text:
         return None
     try:
-        value = json.loads(reply.text)
+        value = load_json(reply.text)  # bounded: a reply nested 100,000 deep is only not a note
     except ValueError:
         return None
     return value.get("note") if isinstance(value, dict) and isinstance(value.get("note"), str) else None
@@ -119,17 +120,13 @@ def earlier_fingerprints(path: Path) -> dict[str, str]:
     """Target id -> fingerprint of every target an earlier run saw (drafted or not), or of its targets.json."""
     if path.is_dir() and (path / "fingerprints.json").is_file():
         try:
-            data = json.loads((path / "fingerprints.json").read_text(encoding="utf-8"))
-            if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
-                return data
-        except (OSError, ValueError):
+            return load(path / "fingerprints.json", MapOf(str))
+        except UnreadableJSON:
             pass  # fall back on targets.json, which names what was drafted
     targets_json = path / "targets.json" if path.is_dir() else path
-    try:
-        data = json.loads(targets_json.read_text(encoding="utf-8"))
-        return {t["id"]: t["fingerprint"] for t in data["targets"]}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"--changed-since {targets_json}: not the targets.json of a run ({exc})") from exc
+    data = read_json(targets_json, {"targets": [{"id": str, "fingerprint": str}]},
+                     hint="--changed-since needs the targets.json of a run (or its folder)")
+    return {t["id"]: t["fingerprint"] for t in data["targets"]}
 
 
 def no_targets(src: Path, extraction: Extraction, select: tuple[str, ...]) -> str:

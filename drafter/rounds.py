@@ -28,6 +28,7 @@ from drafter.errors import ConfigError
 from drafter.killmatrix import build_kill_matrix
 from drafter.lint import lint
 from drafter.prompt import build_prompts, signature_text
+from drafter.jsonfile import UnreadableJSON, load
 from drafter.runfolder import target_slug, write_json, write_text
 from drafter.soundness import check_soundness
 
@@ -443,8 +444,8 @@ def _write_replies(run_dir: Path, number: int, answers: Sequence[Reply], backend
         write_text(run_dir / "replies" / f"round{number}" / f"{target_slug(reply.target)}.txt", body)
     path = run_dir / "model_calls.json"
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        rows = []
+        rows = load(path, list) if path.exists() else []
+    except UnreadableJSON:
+        rows = []  # this run's own file, damaged: the rows of this round are still written
     hits = cache.hits if cache is not None else set()
     write_json(path, rows + call_rows(answers, backend_name, hits, budget))
