@@ -11,7 +11,6 @@ This module never imports the pipeline: the pipeline hands it its stage function
 
 from __future__ import annotations
 
-import json
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence

@@ -45,7 +45,7 @@ def _diff_lines(diff: str) -> list[tuple[str, str]]:
 
 
 def _code(run_dir: Path | None, candidate: CandidateEntry) -> str:
-    if run_dir is None or not candidate.file:
+    if run_dir is None or not candidate.file or not (run_dir / candidate.file).is_file():
         return ""
     try:
         return (run_dir / candidate.file).read_text(encoding="utf-8")

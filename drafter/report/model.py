@@ -111,6 +111,7 @@ def load_report(run_dir: Path) -> RunReport:
     """The RunReport of a finished run, read back from its report.json (to re-render it in another format)."""
     path = Path(run_dir) / "report.json"
     data = read_json(path, report_shape(), hint="not the report.json of a finished run")
+    _files_inside(data, Path(run_dir), f"{path}: candidate")
     try:
         return RunReport(
             **{k: data[k] for k in ("version", "run_id", "source", "model", "settings", "summary")},
@@ -121,6 +122,14 @@ def load_report(run_dir: Path) -> RunReport:
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{path}: not the report.json of a finished run ({type(exc).__name__}: {exc})") from exc
+
+
+def _files_inside(data: dict, run_dir: Path, what: str) -> None:
+    """A candidate's file is read (the HTML view shows it) or copied (a refresh carries it forward): its name,
+    taken from an untrusted report.json, must stay inside the run folder."""
+    for c in data["candidates"]:
+        if c.get("file"):
+            inside(run_dir, c["file"], f"{what} {c['id']}'s file")
 
 
 @dataclass(frozen=True)
@@ -140,9 +149,7 @@ class Carry:
     @classmethod
     def from_run(cls, baseline_dir: Path, target_ids: set[str], removed: tuple[str, ...] = ()) -> Carry:
         data = read_json(baseline_dir / "report.json", report_shape(), hint=f"baseline run {baseline_dir}")
-        for c in data["candidates"]:  # a kept file is copied forward: its name must stay inside both run folders
-            if c["status"] == "kept" and c.get("file"):
-                inside(baseline_dir, c["file"], f"baseline run {baseline_dir}: report.json candidate {c['id']}'s file")
+        _files_inside(data, baseline_dir, f"baseline run {baseline_dir}: report.json candidate")
         try:
             origin = baseline_dir.name
             return cls(
