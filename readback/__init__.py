@@ -149,6 +149,14 @@ def matches(value: Any, shape: Any) -> bool:
     return True
 
 
+def _same_kind(value: Any, shape: Any) -> bool:
+    if isinstance(value, dict):
+        return isinstance(shape, (dict, MapOf)) or shape is dict
+    if isinstance(value, list):
+        return isinstance(shape, list) or shape is list
+    return False
+
+
 def check(value: Any, shape: Any, path: Path | str, key: str = "") -> None:
     """UnreadableJSON naming `key` (and the file) when `value` does not have `shape`."""
     def wrong() -> UnreadableJSON:
@@ -161,6 +169,9 @@ def check(value: Any, shape: Any, path: Path | str, key: str = "") -> None:
             raise wrong()
     elif isinstance(shape, Either):
         if not any(matches(value, s) for s in shape.shapes):
+            near = [s for s in shape.shapes if _same_kind(value, s)]
+            if len(near) == 1:  # the one alternative of the value's kind says which key inside is wrong
+                check(value, near[0], path, key)
             raise wrong()
     elif isinstance(shape, type):
         if shape is float:

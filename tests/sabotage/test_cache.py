@@ -73,3 +73,22 @@ def test_a_second_pipeline_run_takes_its_mutants_from_the_cache_and_says_so(tmp_
     assert [m.id for m in second.mutants] == [m.id for m in first.mutants]
     assert all(m.description.endswith(" [from the cache]") for m in second.mutants)
     assert [m.source for m in second.mutants] == [m.source for m in first.mutants]
+
+
+def test_a_mutant_cache_entry_whose_rows_are_not_objects_is_made_again_with_a_warning(tmp_path, helpers) -> None:
+    """Issue 20: rows that are not objects were an AttributeError; now the entry is ignored by name."""
+    import json
+
+    src = helpers.write_src(tmp_path, {"clamp.py": MODULE})
+    (target,) = helpers.targets_of(src)
+    mutants = MutantCache(tmp_path / "mutants")
+    made = mutants.mutants_for(target, src)
+    entry = next((tmp_path / "mutants").rglob("*.json"))
+    data = json.loads(entry.read_text())
+    data["mutants"] = [5] + data["mutants"]
+    entry.write_text(json.dumps(data))
+    again = MutantCache(tmp_path / "mutants")
+    assert again.mutants_for(target, src) == made == mutants_for(target, src) and not again.hits
+    assert "key 'mutants[0]' should be an object, not a whole number (5)" in again.warnings[0]
+    third = MutantCache(tmp_path / "mutants")  # the entry made again is a good one: read back, no warning
+    assert third.mutants_for(target, src) == made and third.hits == {target.id} and not third.warnings
