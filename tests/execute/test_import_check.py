@@ -40,3 +40,23 @@ def test_each_module_is_judged_alone_within_its_budget(tmp_path, monkeypatch):
     assert "sandbox" in failures["pkg.e_writes_home"] and not (home / "drafter-was-here").exists()
     assert "Traceback" in log.read_text() and "needs a config file" in log.read_text()
     assert os.listdir(home) == []
+
+
+def test_loud_modules_files_written_at_import_and_a_hypothesis_module_in_src(tmp_path):
+    """Issue 20: 125 kB printed at import deadlocked the check (stderr was read only at the end); a module that
+    writes a relative file at import failed (cwd was the run folder, not scratch); a hypothesis.py in SRC stood in
+    for Hypothesis and every module failed. The quiet module beside them imports as before."""
+    source = tmp_path / "run" / "source"
+    files = {
+        "loud.py": "import sys\nsys.stderr.write('x' * 125_000)\nprint('y' * 125_000)\nVALUE = 1\n",
+        "writes_here.py": "open('made-at-import.txt', 'w').write('x')\n",
+        "hypothesis.py": "raise RuntimeError('I am not Hypothesis')\n",
+        "quiet.py": "import hypothesis\nassert hypothesis.__file__ and 'source' not in hypothesis.__file__\n",
+    }
+    for rel, text in files.items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_text(text)
+    failures = import_failures(source, ["loud", "writes_here", "hypothesis", "quiet"], budget=20.0)
+    assert set(failures) == {"hypothesis"}, failures
+    assert "has the name of a package drafter runs on" in failures["hypothesis"]
+    assert (tmp_path / "run" / "scratch" / "made-at-import.txt").is_file()
