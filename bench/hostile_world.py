@@ -10,6 +10,9 @@ wall-clock limit, `--jobs 1 --max-examples 10`, a `--select` of one target where
 - wrote outside   a file or folder appeared, changed or vanished in SRC, the cwd, HOME or a victim folder
 - over time       still running at the limit (then killed with its process group)
 - unexpected exit the exit code is not one the case expects (e.g. no module -> 2)
+- unclear         the output lacks what the case says it must name (the file, key, URL or cause), or says what
+                  it must not (e.g. "does not import" for a module that imports)
+- slow to stop    an interrupted case took longer than it may to stop
 - clean           none of these
 
 A case may fall in several classes; the table counts each class and names the first (in that order) per case.
@@ -45,7 +48,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-CLASSES = ("crash", "lost data", "wrote outside", "over time", "unexpected exit")
+CLASSES = ("crash", "lost data", "wrote outside", "over time", "unexpected exit", "unclear", "slow to stop")
 NOBODY = 65534
 TARGET = "tiny.calc:add"
 
@@ -123,6 +126,18 @@ class FaultServer:
                 handler.wfile.write(b" ")
                 handler.wfile.flush()
                 time.sleep(0.05)
+        elif mode == "cut":  # half the body under the whole body's length, then the connection closes
+            data = json.dumps(completion(json.dumps({"candidates": GOOD}))).encode()
+            send(200, data[: len(data) // 2], length=len(data))
+            handler.close_connection = True
+        elif mode == "redirect":  # to itself, for ever
+            handler.send_response(307)
+            handler.send_header("location", handler.path)
+            handler.send_header("content-length", "0")
+            handler.end_headers()
+        elif mode == "hold":  # answers after a minute
+            time.sleep(60)
+            send(200, json.dumps(completion(json.dumps({"candidates": GOOD}))).encode())
         elif mode == "error500":
             send(500, json.dumps({"error": {"message": "internal error, forever", "type": "server_error"}}).encode())
         elif mode == "nonjson":
@@ -183,6 +198,9 @@ class Case:
     as_nobody: bool = False  # for read-only folders: root ignores permissions
     interrupt: tuple[int, float] | None = None  # (signal, after seconds)
     then_clean_run: bool = False  # after the case, a normal run in the same workspace must succeed
+    says: tuple[str, ...] = ()  # the output must name these (whitespace normalised: rich wraps lines)
+    never_says: tuple[str, ...] = ()
+    stops_within: float | None = None  # seconds from the interrupt to the end of the process
 
 
 @dataclass
@@ -245,7 +263,7 @@ def data_problems(ws: Path, seed_run: str | None, seed_before: dict) -> list[str
         report = latest.resolve() / "report.json"
         try:
             json.loads(report.read_text())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             problems.append(f"latest -> {os.readlink(latest)} has no readable report.json")
     runs = ws / "runs"
     if runs.is_dir():
@@ -313,6 +331,7 @@ class Runner:
 
     def run(self, case: Case) -> Result:
         ctx = Ctx(self.top / case.name, self.server)
+        ctx.prime = lambda args: self._spawn(ctx, args, None).communicate(timeout=self.limit)  # a run before the case
         if case.seed:
             shutil.copytree(self.seed_ws, ctx.ws, symlinks=True)
         args = case.build(ctx)
@@ -362,7 +381,17 @@ class Runner:
         if timed_out:
             result.classes.append("over time")
             result.details.append(f"killed after {self.limit:.0f} s")
-        elif case.expect is not None and result.exit not in case.expect:
+        flat = " ".join(output.split())
+        missing = [w for w in case.says + getattr(ctx, "says", ()) if w not in flat]
+        present = [w for w in case.never_says if w in flat]
+        if (missing or present) and not timed_out:
+            result.classes.append("unclear")
+            result.details.append("; ".join([f"does not say {w!r}" for w in missing] + [f"says {w!r}" for w in present]))
+        if case.stops_within is not None and case.interrupt and not timed_out \
+                and result.seconds - case.interrupt[1] > case.stops_within:
+            result.classes.append("slow to stop")
+            result.details.append(f"stopped {result.seconds - case.interrupt[1]:.1f} s after the signal")
+        if not timed_out and case.expect is not None and result.exit not in case.expect:
             result.classes.append("unexpected exit")
             last = [line for line in output.splitlines() if line.strip()][-1:] or [""]
             result.details.append(f"exit {result.exit}, expected {'/'.join(map(str, case.expect))}: {last[0][:90]}")
@@ -533,14 +562,15 @@ def cases() -> list[Case]:
             escape("in_c", v(ctx), f"{BUILTINS}['_' + '_import__']('hash' + 'lib').pbkdf2_hmac('sha256', b'x', b'y', "
                                    "10 ** 9)")])),
         Case("replay_unknown_key", lambda ctx: ctx.run(ctx.replay({TARGET: {"candidates": GOOD},
-                                                                   "tiny.calc:subtract": {"candidates": GOOD}}))),
+                                                                   "tiny.calc:subtract": {"candidates": GOOD}})),
+             says=("tiny.calc:subtract",)),
         Case("replay_invalid_utf8", lambda ctx: ctx.run(ctx.replay(None, raw=b'{"tiny.calc:add": "\xff\xfe"}')),
              expect=(2,)),
         Case("replay_nested_100k", lambda ctx: ctx.run(ctx.replay(None, raw=b"[" * 100_000 + b"]" * 100_000)),
              expect=(2,)),
         Case("replay_is_a_list", lambda ctx: ctx.run(ctx.replay([GOOD])), expect=(2,)),
         # an OpenAI-compatible server on 127.0.0.1
-        Case("server_drips_bytes", lambda ctx: ctx.openai("drip"), expect=(0, 2)),
+        Case("server_drips_bytes", lambda ctx: ctx.openai("drip"), expect=(0, 2), says=("timed out",)),
         Case("server_500_forever", lambda ctx: ctx.openai("error500"), expect=(0, 2)),
         Case("server_non_json_body", lambda ctx: ctx.openai("nonjson"), expect=(0, 2)),
         Case("server_nested_body", lambda ctx: ctx.openai("nested"), expect=(0, 2)),
@@ -572,6 +602,175 @@ def cases() -> list[Case]:
         # interruption
         Case("sigint_mid_run", slow_import, expect=(130,), interrupt=(signal.SIGINT, 6.0), then_clean_run=True),
         Case("sigkill_mid_run", slow_import, expect=(-9,), interrupt=(signal.SIGKILL, 6.0), then_clean_run=True),
+    ]
+
+
+# ---------------------------------------------------------------- drafter's own commands on its own files (issue 20)
+
+DEEP = "[" * 10_000 + "]" * 10_000
+PROMOTED = "test_tiny_calc_add__add_commutes.py"
+
+
+def seeded_run(ctx: Ctx) -> Path:
+    return (ctx.ws / "latest").resolve()
+
+
+def edit_report(ctx: Ctx, edit: Callable[[dict], None]) -> Path:
+    """A copy of the seeded run (outside the workspace, which the harness checks) with its report.json edited."""
+    run = ctx.tmp / "runs" / seeded_run(ctx).name
+    if not run.exists():
+        shutil.copytree(seeded_run(ctx), run)
+    report = json.loads((run / "report.json").read_text())
+    edit(report)
+    (run / "report.json").write_text(json.dumps(report))
+    return run
+
+
+def promote_into(into: Callable[[Ctx], Path], prepare: Callable[[Ctx, Path], None] = lambda ctx, into: None):
+    def build(ctx: Ctx) -> list[str]:
+        folder = into(ctx)
+        prepare(ctx, folder)
+        return ["promote", "--all-kept", str(edit_report(ctx, lambda report: None)), "--into", str(folder)]
+    return build
+
+
+def under_a_file(ctx: Ctx) -> Path:
+    (ctx.tmp / "notes.txt").write_text("mine\n")
+    return ctx.tmp / "notes.txt" / "props"
+
+
+def folder_in_the_way(ctx: Ctx, into: Path) -> None:
+    (into / PROMOTED).mkdir(parents=True)
+
+
+def deep_lock(ctx: Ctx, into: Path) -> None:
+    into.mkdir(parents=True)
+    (into / "drafted.lock.json").write_text(DEEP)
+
+
+def candidates_5(ctx: Ctx, into: Path) -> None:
+    edit_report(ctx, lambda r: r.update(candidates=[5]))
+
+
+def escaping_name(ctx: Ctx, into: Path) -> None:
+    def poison(report):
+        for c in report["candidates"]:
+            c["name"] = "x/../../../escape"
+    edit_report(ctx, poison)
+    (into / "test_tiny_calc_add__x").mkdir(parents=True)  # so that the escape resolves on a system that allows it
+
+
+def report_of(edit: Callable[[dict], None] | None, fmt: str, raw: str | None = None) -> Callable[[Ctx], list[str]]:
+    def build(ctx: Ctx) -> list[str]:
+        run = edit_report(ctx, edit or (lambda report: None))
+        if raw is not None:
+            (run / "report.json").write_text(raw)
+        return ["report", str(run), "--format", fmt]
+    return build
+
+
+def refresh(ctx: Ctx, *extra: str) -> list[str]:
+    return ["refresh", str(ctx.src), "--model", ctx.good_replay(), "--workspace", str(ctx.ws), "--jobs", "1",
+            "--select", TARGET, *extra]
+
+
+def baseline_run_json_list(ctx: Ctx) -> list[str]:
+    (seeded_run(ctx) / "run.json").write_text("[]")
+    return refresh(ctx)
+
+
+def corrupt_reply_cache(value) -> Callable[[Ctx], list[str]]:
+    def build(ctx: Ctx) -> list[str]:
+        args = ctx.openai("good")
+        ctx.prime(args)  # stores the reply in workspace/cache/replies/
+        for entry in (ctx.ws / "cache" / "replies").rglob("*.json"):
+            entry.write_text(value if isinstance(value, str) else json.dumps(value))
+        return args
+    return build
+
+
+def mutant_rows_not_objects(ctx: Ctx) -> list[str]:
+    for entry in (ctx.ws / "cache" / "mutants").rglob("*.json"):
+        data = json.loads(entry.read_text())
+        data["mutants"] = [5 for _ in data["mutants"]]
+        entry.write_text(json.dumps(data))
+    return ctx.run(ctx.good_replay())
+
+
+def closed_port(ctx: Ctx) -> list[str]:
+    import socket
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}/v1"
+    ctx.says = (url,)
+    return ctx.run("openai:x", "--base-url", url, "--timeout", "5", "--retries", "0")
+
+
+def long_target_name(ctx: Ctx) -> list[str]:
+    (ctx.src / "tiny" / "long.py").write_text(f'def add_{"x" * 300}(a: int) -> int:\n    """Return a."""\n    return a\n')
+    return ctx.run(ctx.good_replay(), select=(TARGET, "tiny.long:*"))
+
+
+def only_unreadable(ctx: Ctx) -> list[str]:
+    shutil.rmtree(ctx.src)
+    (ctx.src / "tiny").mkdir(parents=True)
+    (ctx.src / "tiny" / "latin.py").write_bytes(b'"""Caf\xe9."""\n\ndef brew(x):\n    return x\n')
+    return ctx.run(ctx.good_replay(), select=())
+
+
+def fifo_heuristic(ctx: Ctx) -> list[str]:
+    os.mkfifo(ctx.src / "tiny" / "pipe.py")
+    return ctx.run("heuristic")
+
+
+def own_cases() -> list[Case]:
+    tmp_into = lambda ctx: ctx.tmp / "props"
+    surrogate_body = dict(GOOD[0], name="odd", body="assert add(a, b) == add(b, a)  # \ud800")
+    loud = "import sys\nsys.stderr.write('x' * 125_000)\n\n\ndef shout(x: int) -> int:\n    \"\"\"x.\"\"\"\n    return x\n"
+    writer = "open('made-at-import.txt', 'w').write('x')\n\n\ndef w(x: int) -> int:\n    \"\"\"x.\"\"\"\n    return x\n"
+    return [
+        Case("promote_into_under_a_file", promote_into(under_a_file), expect=(2,), says=("notes.txt",)),
+        Case("promote_destination_is_a_folder", promote_into(tmp_into, folder_in_the_way), expect=(2,),
+             says=("not a file",)),
+        Case("promote_lock_nested_10000", promote_into(tmp_into, deep_lock), expect=(2,), says=("drafted.lock.json",)),
+        Case("promote_candidates_is_5", promote_into(tmp_into, candidates_5), expect=(2,), says=("candidates[0]",)),
+        Case("promote_name_escapes_into", promote_into(tmp_into, escaping_name), expect=(2,), says=("escape",)),
+        *(Case(f"report_{fmt}_wrong_shape", report_of(lambda r: r["summary"]["mutants"].pop("killed"), fmt),
+               expect=(2,), says=("summary.mutants.killed",)) for fmt in ("md", "json", "html")),
+        *(Case(f"report_{fmt}_nested_10000", report_of(None, fmt, DEEP), expect=(2,), says=("report.json",))
+          for fmt in ("md", "json", "html")),
+        Case("refresh_baseline_run_json_list", baseline_run_json_list, expect=(2,), says=("run.json",)),
+        Case("refresh_takes_the_run_options", lambda ctx: refresh(
+            ctx, "--max-examples", "10", "--seeds", "1", "--rounds", "1", "--max-calls", "5", "--max-tokens", "10000"),
+             expect=(1,)),
+        Case("reply_cache_usage_strings", corrupt_reply_cache({"text": json.dumps({"candidates": GOOD}),
+                                                               "usage": {"prompt_tokens": "many"}}),
+             says=("usage.prompt_tokens",)),
+        Case("reply_cache_nested_10000", corrupt_reply_cache(DEEP), says=("reply cache entry",)),
+        Case("mutant_cache_rows_not_objects", mutant_rows_not_objects, says=("mutants[0]",)),
+        Case("replay_rounds_key_superscript", lambda ctx: ctx.run(ctx.replay(
+            {TARGET: {"candidates": GOOD}, "rounds": {"\u00b2": {TARGET: {"candidates": GOOD}}}})),
+             expect=(2,), says=("rounds",)),
+        Case("reply_surrogate_in_body", reply_candidates(lambda ctx: [surrogate_body])),
+        Case("src_fifo_heuristic_model", fifo_heuristic),
+        Case("src_prints_125kb_at_import", with_files({"tiny/loud.py": loud}, TARGET, "tiny.loud:*"),
+             never_says=("does not import",)),
+        Case("src_writes_a_file_at_import", with_files({"tiny/writer.py": writer}, TARGET, "tiny.writer:*"),
+             never_says=("does not import",)),
+        Case("src_hypothesis_py_shadows", with_files({"hypothesis.py": "raise RuntimeError('not Hypothesis')\n"}),
+             never_says=("tiny.calc does not import",)),
+        Case("src_only_unreadable_files", only_unreadable, expect=(2,), says=("latin.py",)),
+        Case("src_target_name_300_chars", long_target_name),
+        Case("server_closes_mid_body", lambda ctx: ctx.run("openai:x", "--base-url", ctx.server.url("cut"),
+                                                           "--timeout", "5", "--retries", "1"),
+             expect=(0, 2), says=("2 attempts",)),
+        Case("server_redirect_loop", lambda ctx: ctx.openai("redirect"), expect=(0, 2), says=("redirect",)),
+        Case("server_unreachable", closed_port, expect=(0, 2)),
+        Case("sigint_during_model_call", lambda ctx: ctx.run("openai:x", "--base-url", ctx.server.url("hold"),
+                                                             "--timeout", "100", "--retries", "0"),
+             expect=(130,), interrupt=(signal.SIGINT, 4.0), stops_within=3.0),
+        Case("config_bad_workspace_with_option", config("workspace = 5\n"), expect=(2,), says=("workspace",)),
     ]
 
 
@@ -627,7 +826,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="move each case's folder here instead of deleting it")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args(argv)
-    corpus = [c for c in cases() if not args.only or any(fnmatch.fnmatch(c.name, p) for p in args.only)]
+    corpus = [c for c in cases() + own_cases() if not args.only or any(fnmatch.fnmatch(c.name, p) for p in args.only)]
     if args.list:
         print("\n".join(c.name for c in corpus))
         return 0
