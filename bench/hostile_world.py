@@ -832,6 +832,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
+    # A bench started in the background inherits SIGINT ignored, and so would every drafter it starts (an ignored
+    # signal stays ignored across exec): the interruption cases would measure nothing.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     runner = Runner(drafter_command(args.drafter), args.timeout, args.keep)
     results = []
     try:
