@@ -114,7 +114,7 @@ def _later_rounds(value, path: Path) -> dict[int, dict]:
 
 
 def _is_round(key: str) -> bool:
-    """"2" to "9999"; not "²" (a digit to str.isdigit, not to int) nor 5,000 nines."""
+    """Round numbers "2" to "9999"; not "²" (a digit to str.isdigit, not to int) nor 5,000 nines."""
     return key.isascii() and key.isdigit() and len(key) <= 4 and int(key) >= 2
 
 
