@@ -100,7 +100,11 @@ class OpenAIBackend:
                     index, prompt = work.get_nowait()
                 except queue.Empty:
                     return
-                done.put((index, self._ask(prompt)))
+                try:
+                    reply = self._ask(prompt)
+                except BaseException as exc:  # noqa: BLE001 - propose() must never wait for a reply that will not come
+                    reply = self._failure(prompt, time.perf_counter(), 1, f"client error: {type(exc).__name__}: {exc}")
+                done.put((index, reply))
 
         for _ in range(min(self.concurrency, len(prompts))):
             threading.Thread(target=worker, name="drafter-model", daemon=True).start()
