@@ -238,7 +238,7 @@ def main() -> None:
               f"{len({r.target for r, _ in sound})} targets as test files, drafter {len(mutants)} mutants, "
               f"max_examples {args.max_examples}")
         replayable = sum(1 for _, clean in sound if clean.examples)
-        print(f"  {replayable} of {len(sound)} candidates recorded inputs a kill run may replay")
+        print(f"  {replayable} of {len(sound)} candidates recorded inputs a kill run may replay", flush=True)
         rows: dict[str, list[dict]] = {"drafter": [], "drafter, no replay": [], "drafter, no coverage skip": [],
                                        "mutmut, no shrink": [], "mutmut, default": []}
         soundness: list[dict] = []
@@ -253,7 +253,11 @@ def main() -> None:
                                                               replayed=False))
             if rep < args.default_reps:
                 rows["mutmut, default"].append(run_mutmut(src, sound, run_dir, shrink=True))
-            print(f"  repetition {rep + 1}/{args.reps} done, {time.perf_counter() - started:.0f}s")
+            mine, theirs, checked = rows["drafter"][-1], rows["mutmut, no shrink"][-1], soundness[-1]
+            print(f"  repetition {rep + 1}/{args.reps} done, {time.perf_counter() - started:.0f}s: drafter matrix "
+                  f"{mine['mutants']} in {mine['matrix_cpu']:.2f} CPU-s, mutmut {theirs['mutants']} in "
+                  f"{theirs['matrix_cpu']:.2f} CPU-s (generation {theirs['generation_cpu']:.2f}), soundness "
+                  f"{checked['soundness_cpu']:.2f} CPU-s", flush=True)
     rate = {}
     print("\nkill matrix, one worker (medians):")
     for name, results in rows.items():
