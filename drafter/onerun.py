@@ -137,10 +137,9 @@ def pin_hypothesis_constants() -> None:
 def warm_unicode_tables() -> None:
     """Hypothesis builds the tables behind `st.text()` (about 5 s of CPU for the utf-8 codec) in every process
     that has neither them in memory nor a file caching them: a pool builds them before its workers fork."""
-    from hypothesis.internal.charmap import charmap, intervals_from_codec
+    from drafter.unicodecache import warm
 
-    charmap()
-    intervals_from_codec("utf-8")
+    warm()
 
 
 def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutcome:

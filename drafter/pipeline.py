@@ -405,8 +405,7 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
     budget = Budget(settings.max_calls, settings.max_tokens)
     drafted_run = _draft(src, settings, reporter, budget)
     with abandoned_on_error(drafted_run.run_dir):
-        unicode_cache = settings.workspace.resolve() / "cache" / "unicode_data" if settings.cache else None
-        with hypothesis_storage_in(drafted_run.run_dir, unicode_cache):
+        with hypothesis_storage_in(drafted_run.run_dir):
             outcome = _back_half(drafted_run, settings, reporter)
             outcome = more_rounds(outcome, settings, budget, reporter, ROUND_STAGES)
         write_candidates(drafted_run.run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)

@@ -1,4 +1,5 @@
-"""Render an accepted candidate into one self-contained Hypothesis test file (Jinja2 layout, libcst name analysis).
+"""Render an accepted candidate into one self-contained Hypothesis test file (Jinja2 layout, the compiler's symbol
+tables for the names it needs).
 
 A render failure raises RenderError, whose `verdict` is the rejection to record (stage "render",
 reason "render_error"); the pipeline catches it per candidate, so one bad candidate never stops the others.
@@ -7,15 +8,15 @@ reason "render_error"); the pipeline catches it per candidate, so one bad candid
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import hashlib
+import symtable
 import textwrap
 from collections import defaultdict
 from pathlib import Path
 
 import jinja2
-import libcst as cst
-from libcst.metadata import BuiltinAssignment, MetadataWrapper, ScopeProvider
 
 from drafter import allowed
 from drafter.data import Candidate, Extraction, Rendered, Target, Verdict
@@ -83,9 +84,9 @@ def render(
     template = environment(str(templates_dir) if templates_dir else None).get_template(TEMPLATE)
     # First pass without imports to learn which names the test needs, then the real file.
     draft = template.render(import_blocks=[], **fields)
-    module = parse_or_reject(candidate.id, draft)
+    tree = parse_or_reject(candidate.id, draft)
     own = allowed.target_names(extraction.module_names.get(target.module, ()), target.name, target.owner)
-    blocks = import_blocks(free_names(module, own), attribute_bases(module), target, extraction, candidate.id)
+    blocks = import_blocks(free_names(draft, own), attribute_bases(tree), target, extraction, candidate.id)
     source = template.render(import_blocks=blocks, **fields)
     parse_or_reject(candidate.id, source)
     return Rendered(candidate.id, candidate.target, staged_path(candidate), test_name, source)
@@ -102,44 +103,37 @@ def given_decorator(inputs: dict[str, str]) -> str:
     return "@given(\n" + "".join(f"    {k}={v},\n" for k, v in inputs.items()) + ")"
 
 
-def parse_or_reject(candidate_id: str, source: str) -> cst.Module:
+def parse_or_reject(candidate_id: str, source: str) -> ast.Module:
     try:
-        module = cst.parse_module(source)
-        compile(source, f"<{candidate_id}>", "exec", dont_inherit=True)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
+        tree = ast.parse(source, f"<{candidate_id}>")
+        compile(tree, f"<{candidate_id}>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
         raise RenderError(candidate_id, f"the rendered file does not parse: {error}") from None
-    return module
+    return tree
 
 
-def free_names(module: cst.Module, own: frozenset[str] = frozenset()) -> set[str]:
-    """Names the file reads but never binds (libcst scope analysis); builtins only when `own` (the target module's
-    public names) has them too, since the module's `format` or `filter` is the one a candidate means."""
-    wrapper = MetadataWrapper(module)
-    names: set[str] = set()
-    for scope in set(wrapper.resolve(ScopeProvider).values()):
-        if scope is None:
-            continue
-        for access in scope.accesses:
-            if not isinstance(access.node, cst.Name):
-                continue
-            name = access.node.value
-            builtin_only = all(isinstance(r, BuiltinAssignment) for r in access.referents)
-            if not access.referents or (name in own and builtin_only):
-                names.add(name)
-    return names
+def free_names(source: str, own: frozenset[str] = frozenset()) -> set[str]:
+    """Names the file reads but never binds (the compiler's own symbol tables); builtins only when `own` (the
+    target module's public names) has them too, since the module's `format` or `filter` is the one a candidate
+    means."""
+    module = symtable.symtable(source, "<test>", "exec")
+    bound = {s.get_name() for s in module.get_symbols() if s.is_assigned() or s.is_imported()}
+    read: set[str] = set()
+    pending = [module]
+    while pending:
+        table = pending.pop()
+        read.update(s.get_name() for s in table.get_symbols() if s.is_referenced() and s.is_global())
+        pending.extend(table.get_children())
+    return {name for name in read - bound if name not in _BUILTINS or name in own}
 
 
-def attribute_bases(module: cst.Module) -> set[str]:
+_BUILTINS = frozenset(dir(builtins))
+
+
+def attribute_bases(tree: ast.Module) -> set[str]:
     """Names used as `name.attr` somewhere (decides `import datetime` vs `from datetime import datetime`)."""
-    bases: set[str] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if isinstance(node.value, cst.Name):
-                bases.add(node.value.value)
-
-    module.visit(Visitor())
-    return bases
+    return {node.value.id for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
 
 
 def import_blocks(

@@ -251,19 +251,21 @@ def write_text(path: Path, text: str) -> None:
 
 
 @contextmanager
-def hypothesis_storage_in(run_dir: Path, unicode_cache: Path | None = None) -> Iterator[None]:
+def hypothesis_storage_in(run_dir: Path) -> Iterator[None]:
     """Hypothesis keeps its directory (constants cache, any database) in the run folder, never in the cwd.
 
     Forked workers inherit the setting; fresh processes read the environment variable. Its Unicode tables are
-    built here, once, before any worker forks (see `_warm_unicode_tables`)."""
+    loaded here, once, before any worker forks, from the user's shared copy (drafter.unicodecache)."""
     from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
+
+    from drafter.onerun import warm_unicode_tables
 
     folder = str(run_dir / "hypothesis")
     before_env = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
     before_dir = storage_directory(intent_to_write=False).home_directory
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = folder
     set_hypothesis_home_dir(folder)
-    _warm_unicode_tables(Path(folder) / "unicode_data", unicode_cache)
+    warm_unicode_tables()
     try:
         yield
     finally:
@@ -272,19 +274,3 @@ def hypothesis_storage_in(run_dir: Path, unicode_cache: Path | None = None) -> I
             os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
         else:
             os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = before_env
-
-
-def _warm_unicode_tables(tables: Path, cache: Path | None) -> None:
-    """Build Hypothesis's Unicode tables into the run folder, from the workspace's copy (`cache`) when there is
-    one, and keep a copy there when there was none (see onerun.warm_unicode_tables)."""
-    from drafter.onerun import warm_unicode_tables
-
-    fresh = cache is not None and not cache.is_dir()
-    try:
-        if cache is not None and not fresh and not tables.exists():
-            shutil.copytree(cache, tables)
-        warm_unicode_tables()
-        if fresh and tables.is_dir():
-            shutil.copytree(tables, cache, dirs_exist_ok=True)  # a damaged copy is only rebuilt by Hypothesis
-    except OSError:
-        pass  # a cache we cannot write is only slower

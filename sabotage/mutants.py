@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import functools
+import itertools
 import re
 import types
 from collections.abc import Iterable, Sequence
@@ -16,7 +18,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from drafter.data import Mutant, MutantSet, Target
 from drafter.errors import ConfigError, SourceError
-from sabotage.operator import Operator
+from sabotage.operator import Operator, Position
 from sabotage.operators import ALL
 
 
@@ -157,12 +159,51 @@ class FunctionSplice:
         self.original_code, self.original_tree = original, tree
         self.original_frames = _frames(tree)
         self.statements = _statement_spans(tree)
+        self.function = function
+        self._places: dict[cst.CSTNode, tuple[int, int, tuple[str, ...]]] | None = None
+        self._owners: dict[cst.CSTNode, cst.BaseStatement] = {}
 
     def code(self, function: cst.FunctionDef) -> str:
+        return self._generated(function, self.indents)
+
+    def _generated(self, node: cst.CSTNode, indents: Sequence[str]) -> str:
         state = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
-        state.indent_tokens = list(self.indents)
-        function._codegen(state)
+        state.indent_tokens = list(indents)
+        node._codegen(state)
         return "".join(state.tokens)
+
+    def mutated_code(self, operator: Operator, position: Position) -> str:
+        """The function's text with one mutant in it, generated for the statement holding the change only.
+
+        A default `mutate` replaces one node, so only the innermost statement of a block that holds it changes;
+        its text is generated alone and spliced into the function's text (the same text as generating the whole
+        function, which is what an operator with its own `mutate` gets).
+        """
+        if type(operator).mutate is Operator.mutate:
+            self._map_statements()
+            owner = self._owners.get(position.node)
+            if owner is not None:
+                start, end, indents = self._places[owner]
+                statement = self._generated(owner.deep_replace(position.node, position.replacement), indents)
+                return self.original_code[:start] + statement + self.original_code[end:]
+        return self.code(operator.mutate(self.function, position))
+
+    def _map_statements(self) -> None:
+        """Where each statement of a block starts and ends in the function's text, and each node's statement."""
+        if self._places is not None:
+            return
+        state = _Recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+        state.indent_tokens = list(self.indents)
+        self.function._codegen(state)
+        ends = list(itertools.accumulate(map(len, state.tokens), initial=0))
+        self._places = {node: (ends[first], ends[last], indents)
+                        for node, (first, last, indents) in state.places.items()}
+        if "".join(state.tokens) != self.original_code:
+            self._places = {}  # never expected; generating the whole function stays correct
+            return
+        owners = _Owners()
+        self.function.visit(owners)
+        self._owners = {node: owner for node, owner in owners.owner.items() if owner in self._places}
 
     def function_tree(self, code: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
         """The function's syntax tree; an indented def parses inside `if 1:` (its text is never re-indented)."""
@@ -215,6 +256,44 @@ class FunctionSplice:
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             for line in difflib.unified_diff(before, mutated, f"a/{file}", f"b/{file}")
         )
+
+
+@dataclasses.dataclass
+class _Recorder(CodegenState):
+    """Code generation that notes the tokens and indentation of every statement directly in a block."""
+
+    places: dict = dataclasses.field(default_factory=dict)
+    _open: list = dataclasses.field(default_factory=list)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._open.append(len(self.tokens))
+        self._open.append(tuple(self.indent_tokens))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        indents = self._open.pop()
+        first = self._open.pop()
+        if isinstance(node, cst.BaseStatement):
+            self.places[node] = (first, len(self.tokens), indents)
+
+
+class _Owners(cst.CSTVisitor):
+    """Each node of a function's body and the innermost statement of a block (not an `elif`) holding it."""
+
+    def __init__(self) -> None:
+        self.owner: dict[cst.CSTNode, cst.BaseStatement] = {}
+        self.stack: list[tuple[cst.CSTNode, cst.BaseStatement | None]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        parent, owner = self.stack[-1] if self.stack else (None, None)
+        if isinstance(node, cst.BaseStatement) and isinstance(parent, cst.IndentedBlock):
+            owner = node
+        if owner is not None:
+            self.owner[node] = owner
+        self.stack.append((node, owner))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
@@ -287,7 +366,7 @@ def mutants_for(target: Target, src: Path, operators: Sequence[Operator] | None 
     equivalent = duplicate = 0
     for operator in ALL if operators is None else operators:
         for n, position in enumerate(operator.positions(function, target), start=1):
-            code = splice.code(operator.mutate(function, position))
+            code = splice.mutated_code(operator, position)
             try:
                 tree = splice.function_tree(code)
             except SyntaxError:

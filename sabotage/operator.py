@@ -118,11 +118,16 @@ class _Walker(cst.CSTVisitor):
         self.stack.pop()
 
 
+_last_walk: list = [None, ()]  # every operator walks the same function in turn: walked once, kept while it lasts
+
+
 def walk(function: cst.FunctionDef) -> Iterator[Site]:
     """Every node of the function's body in source order, minus docstrings, annotations and decorators."""
-    walker = _Walker(function)
-    function.body.visit(walker)
-    return iter(walker.sites)
+    if _last_walk[0] is not function:
+        walker = _Walker(function)
+        function.body.visit(walker)
+        _last_walk[:] = [function, tuple(walker.sites)]
+    return iter(_last_walk[1])
 
 
 def _context(site: Site) -> cst.CSTNode | None:

@@ -8,9 +8,12 @@ raises ``SwitchUnsafe`` with a reason, and the caller runs that mutant in a fres
 
 from __future__ import annotations
 
+import __future__
 import ast
 import functools
 import inspect
+import operator
+import symtable
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -81,10 +84,9 @@ def prepare_switch(module: types.ModuleType, qualname: str, mutated_source: str,
     filename = getattr(module, "__file__", None)
     if not filename:
         raise SwitchUnsafe(f"module {module.__name__} has no source file")
-    try:
-        mutated_code = compile(mutated_source, filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        raise MutantInvalid(f"mutated {module.__name__} does not compile: {exc}") from None
+    place = _function_place(filename, qualname) if body_only else None
+    piece = place.piece(mutated_source) if place is not None else None
+    mutated_code = _compiled(module, filename, mutated_source if piece is None else piece, place if piece else None)
     if not body_only:
         _require_only_body_changed(filename, mutated_source, qualname)
     live, clearers = find_live_function(module, qualname)
@@ -102,6 +104,87 @@ def prepare_switch(module: types.ModuleType, qualname: str, mutated_source: str,
         raise SwitchUnsafe(f"closure mismatch for {qualname}: free variables {live.__code__.co_freevars} "
                            f"in the original, {code.co_freevars} in the mutant")
     return Switch(live, code, clearers)
+
+
+def _compiled(module: types.ModuleType, filename: str, source: str, place: _Place | None) -> types.CodeType:
+    try:
+        if place is None:
+            return compile(source, filename, "exec", dont_inherit=True)
+        return compile(source, filename, "exec", flags=place.flags, dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise MutantInvalid(f"mutated {module.__name__} does not compile: {exc}") from None
+
+
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                                for name in __future__.all_feature_names))
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where the only definition of a function sits in its module's text, so a mutant of its body is compiled
+    as that function alone: the text before and after it (which a body-only mutant keeps), and one header line
+    per enclosing class or block so the function compiles in the same scopes (name mangling, `__class__`) at
+    the same line numbers, with the module's `from __future__` flags."""
+
+    before: str
+    after: str
+    headers: str
+    flags: int
+
+    def piece(self, mutated_source: str) -> str | None:
+        """The source to compile for this mutant, or None when it changed text outside the function."""
+        if (len(mutated_source) < len(self.before) + len(self.after) or not mutated_source.startswith(self.before)
+                or not mutated_source.endswith(self.after)):
+            return None
+        return self.headers + mutated_source[len(self.before): len(mutated_source) - len(self.after)]
+
+
+@functools.lru_cache(maxsize=256)
+def _function_place(filename: str, qualname: str) -> _Place | None:
+    """None when the function cannot be compiled alone the same way: defined more than once, nested in a
+    function, or its lines do not split as the compiler counts them."""
+    text = Path(filename).read_text(encoding="utf-8")
+    found = [(node, ancestors) for node, ancestors, name in _definitions(ast.parse(text).body, (), "")
+             if name == qualname]
+    if len(found) != 1 or "\r" in text:
+        return None
+    node, ancestors = found[0]
+    lines = text.split("\n")
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    headers: list[str] = []
+    depth = -1
+    for enclosing in ancestors:  # an `elif` or `except` block sits at its statement's depth: one header for both
+        line = lines[enclosing.lineno - 1]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if len(indent) > depth:
+            depth = len(indent)
+            headers.append(indent + (f"class {enclosing.name}:\n" if isinstance(enclosing, ast.ClassDef) else "if 1:\n"))
+    # The compiler reads one thing from the module's scope: which global names an import binds (it then loads
+    # their attributes without LOAD_METHOD). A never-run import line among the blank lines binds the same.
+    imported = [s.get_name() for s in symtable.symtable(text, filename, "exec").get_symbols() if s.is_imported()]
+    padding = first - 1 - len(headers)
+    if padding < (1 if imported else 0):
+        return None
+    lead = "import " + ", ".join(f"_ as {name}" for name in imported) + "\n" * padding if imported else "\n" * padding
+    start = sum(len(line) + 1 for line in lines[: first - 1])
+    end = sum(len(line) + 1 for line in lines[: node.end_lineno])
+    flags = _original_code(filename).co_flags & _FUTURE_FLAGS
+    return _Place(text[:start], text[end:], lead + "".join(headers), flags)
+
+
+def _definitions(body: list, ancestors: tuple, scope: str):
+    """(def, enclosing statements, qualname) of every def not nested in another def."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node, ancestors, scope + node.name
+            continue
+        inner_scope = scope + node.name + "." if isinstance(node, ast.ClassDef) else scope
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, None) or ():
+                if isinstance(child, (ast.excepthandler, ast.match_case)):
+                    yield from _definitions(child.body, ancestors + (node,), inner_scope)
+                elif isinstance(child, ast.stmt):
+                    yield from _definitions([child], ancestors + (node,), inner_scope)
 
 
 def prepare_forced_fail(module: types.ModuleType, qualname: str) -> Switch:

@@ -139,3 +139,20 @@ def test_rendered_file_runs_against_the_example(shop_extraction, shop_dir, monke
     exec(compile(rendered(shop_extraction, wrong, max_examples=10).source, "rendered_wrong.py", "exec"), namespace)
     with pytest.raises(AssertionError):
         namespace["test_prop"]()
+
+
+def test_free_names_reads_every_scope_and_keeps_a_builtin_only_when_the_module_defines_it() -> None:
+    from drafter.render import free_names
+
+    source = (
+        "import math\n"
+        "LIMIT = 3\n"
+        "def test_x(xs):\n"
+        "    ys = [clamp(x, LIMIT) for x in xs if pred(x)]\n"
+        "    key = lambda y: weight(y)\n"
+        "    class Local:\n"
+        "        size = len(ys)\n"
+        "    assert sorted(ys, key=key) == format(ys) and math.pi and Local.size >= 0\n"
+    )
+    assert free_names(source) == {"clamp", "pred", "weight"}  # not math, LIMIT, xs, y, builtins
+    assert free_names(source, frozenset({"format", "clamp"})) == {"clamp", "pred", "weight", "format"}

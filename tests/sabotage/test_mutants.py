@@ -242,3 +242,46 @@ def test_body_only_is_true_for_a_body_change_and_false_for_a_default_which_the_s
     with pytest.raises(SwitchUnsafe, match="outside the body of Box.scale"):
         prepare_switch(module, "Box.scale", default.source, default.body_only)
     assert prepare_switch(module, "Box.scale", body.source, body.body_only).live is module.Box.scale
+
+
+AWKWARD_LAYOUT = '''\
+class Box:
+\tdef pack(self, items, limit=3):  # tabs, comments, one-liners, elif, nested defs and semicolons
+\t\t"""Pack."""
+\t\ttotal = 0; count = 0
+\t\tif not items: return []
+\t\telif len(items) > limit:
+\t\t\titems = items[:limit]  # trimmed
+
+\t\t# a comment line before a loop
+\t\tfor item in items:
+\t\t\twhile total < 10 and item > 0:
+\t\t\t\ttotal += item - 1
+\t\t\t\tbreak
+\t\t\telse:
+\t\t\t\tcount += 1
+\t\tdef inner(x):
+\t\t\treturn x * 2 if x else -x
+\t\ttry:
+\t\t\treturn [inner(total), count]
+\t\texcept (TypeError, ValueError):
+\t\t\traise ValueError("bad") from None
+'''
+
+
+def test_a_mutant_generated_for_its_statement_alone_equals_generating_the_whole_function(tmp_path, helpers) -> None:
+    from sabotage.mutants import FunctionSplice, locate
+
+    src = helpers.write_src(tmp_path, {"m.py": AWKWARD_LAYOUT})
+    target = helpers.target_of(src, "m:Box.pack")
+    text, module, function, spans = locate(target, src)
+    splice = FunctionSplice(text, module, function, spans[function].start.line)
+    compared = 0
+    for operator in all_operators():
+        for position in operator.positions(function, target):
+            whole = splice.code(operator.mutate(function, position))
+            assert splice.mutated_code(operator, position) == whole, (operator.name, whole)
+            compared += 1
+    assert compared > 30 and len(set(splice._owners.values())) > 10  # the statement path was taken
+    made = mutants_for(target, src).mutants
+    assert any("if not items: pass" not in m.source and "\t\telif len(items) >= limit:" in m.source for m in made)

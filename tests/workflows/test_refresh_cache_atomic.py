@@ -264,23 +264,3 @@ def test_cli_in_a_log_prints_plain_progress_lines_and_fails_under_kept(tmp_path)
     assert "only 0 kept, fewer than --fail-under-kept 1" in result.output
     assert "[drafter] model: 0/1 done" in result.output and "[drafter] model: 1/1 done" in result.output
     assert "\x1b" not in result.output and "\r" not in result.output  # no bars or cursor moves in a log
-
-
-def test_hypothesis_unicode_tables_come_from_the_workspace_cache_and_fill_it_when_empty(tmp_path):
-    from drafter.runfolder import hypothesis_storage_in
-
-    cache = tmp_path / "ws" / "cache" / "unicode_data"
-    first = tmp_path / "ws" / "runs" / "one"
-    (first / "hypothesis" / "unicode_data" / "15.0.0").mkdir(parents=True)
-    (first / "hypothesis" / "unicode_data" / "15.0.0" / "codec-v2-utf-8.json.gz").write_bytes(b"tables")
-    with hypothesis_storage_in(first, cache):
-        pass
-    assert (cache / "15.0.0" / "codec-v2-utf-8.json.gz").read_bytes() == b"tables"  # kept for the next runs
-
-    second = tmp_path / "ws" / "runs" / "two"
-    with hypothesis_storage_in(second, cache):
-        copied = second / "hypothesis" / "unicode_data" / "15.0.0" / "codec-v2-utf-8.json.gz"
-        assert copied.read_bytes() == b"tables"  # there before any worker starts
-    third = tmp_path / "ws" / "runs" / "three"
-    with hypothesis_storage_in(third, None):  # --no-cache
-        assert not (third / "hypothesis" / "unicode_data" / "15.0.0").exists()
