@@ -30,6 +30,7 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.bodylaws import body_law_proposals
+from drafter.models.evidence import result_kind, shown_arguments
 from drafter.models.methods import MethodFamilies
 from drafter.models.roundtrips import RoundTripFamilies
 from drafter.models.source_facts import (compared_choices, constructor_rejects_negatives, indexed_params,
@@ -44,7 +45,6 @@ MONOTONE = re.compile(r"\b(?:non-?decreasing|monoton(?:e|ic|ically) (?:non-?decr
 IDEMPOTENT_PHRASES = ("idempotent", "changes nothing", "its own result", "no effect the second time")
 LAZY_ANNOTATIONS = ("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator")
 MATERIALISED = 200  # items of a lazy result compared: enough to see a difference, finite for infinite iterators
-NUMBER_ANNOTATIONS = {"int": "int", "float": "float", "Decimal": "Decimal", "Fraction": "Fraction"}
 
 
 class HeuristicBackend:
@@ -124,7 +124,11 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
                            aliases={**type_aliases(extraction.root), **self.stub_variables},
                            rejects_negative=rejects,
                            constants=extraction.constants.get(target.module, {}),
-                           least=indexed_params(extraction.root, target.file, target.line))
+                           least=indexed_params(extraction.root, target.file, target.line),
+                           shown=shown_arguments(target, extraction.root))
+        # What the result is (a number, text...), from its annotation, doctest outputs or returns: a family about
+        # results of one kind is proposed only with this evidence.
+        self.result = result_kind(target, extraction.root)
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
@@ -306,7 +310,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         returns = self._returns()
         head = annotation_head(returns)
         out = self._guarded(f"out = {call.text}")
-        if head == "str" or (not returns and _text_params(call)):
+        if self.result == "text":
             # Not inside an identifier: a parameter `uppercase_first_letter` promises nothing about the result.
             if re.search(r"(?<!\w)upper[ -]?case(?!\w)", doc):
                 self._add("result_is_upper_case", "invariant", call, out + "\nassert out == out.upper()",
@@ -343,13 +347,13 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
                           "a split into the wrong number of parts", f"the docstring says it splits into {name} parts")
         # Said of the result in prose ("a value in [0, 1]"), not a list literal of an example.
         interval = re.search(r"\b(?:in|within|range|interval)\s+\[\s*([\w.\-]+)\s*,\s*([\w.\-]+)\s*\]", prose(self.doc))
-        if interval and (head in NUMBER_ANNOTATIONS or not returns) and not self.lazy:
+        if interval and self.result == "number" and not self.lazy:
             low, high = interval.groups()
             if all(_is_number(v) or v in call.inputs for v in (low, high)):
                 self._add("result_within_documented_interval", "bound", call, out + f"\nassert {low} <= out <= {high}",
                           "a clamp that lets values escape the interval", f"the docstring gives the interval [{low}, {high}]")
         plus = re.search(r"return (\w+) plus\b", doc)
-        if plus and plus.group(1) in call.inputs and self.ctx.nonneg:
+        if plus and plus.group(1) in call.inputs and self.ctx.nonneg and self.result == "number":
             self._add(f"result_not_below_{plus.group(1)}", "bound", call, out + f"\nassert out >= {plus.group(1)}",
                       "a sign error that subtracts instead of adding",
                       f"the docstring says it returns {plus.group(1)} plus something non-negative")
@@ -378,8 +382,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
 
     def _monotonic(self, call: Call) -> None:
         """Only where the docstring says so: "non-decreasing in rate", or "monotonic" of a single numeric input."""
-        returns = self._returns()
-        if returns and annotation_head(returns) not in NUMBER_ANNOTATIONS:
+        if self.result != "number":
             return
         said = prose(self.doc)
         numeric = [n for n, g in call.kinds.items() if n != "self" and g.kind in NUMERIC]
@@ -464,7 +467,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
                       "a version that returns the wrong type", f"the return annotation is {returns}")
         name = self.t.name.lower()
         if (name.startswith(("count", "num_", "len", "size")) or name.endswith(("_count", "_len", "_size"))) and \
-                annotation_head(returns) in ("", "int"):
+                self.result == "number" and annotation_head(returns) in ("", "int"):
             self._add("result_is_non_negative", "bound", call, out + "\nassert out >= 0",
                       "a count that goes negative", "a count or size by name cannot be negative")
 
@@ -478,10 +481,6 @@ def _why_no_strategy(param: Param) -> str:
     if any(u.kind == "callable" for u in param.usage):
         return "it is called: a callable's contract cannot be guessed"
     return "no annotation and no usage evidence"
-
-
-def _text_params(call: Call) -> bool:
-    return any(g.kind == "str" for n, g in call.kinds.items() if n != "self")
 
 
 def _is_number(text: str) -> bool:
