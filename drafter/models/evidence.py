@@ -16,6 +16,7 @@ from drafter.models.examples import NOT_LITERAL, doc_examples
 from drafter.models.source_facts import _function_at, _own_nodes, _tree
 from drafter.models.strategies import value_kind
 
+MAX_DEPTH = 3  # module functions followed to learn what a returned call gives
 # Calls whose result is a number or a piece of text whatever they are given.
 NUMBER_CALLS = frozenset({"len", "sum", "int", "float", "abs", "round", "ord", "min", "max", "count", "index", "find",
                           "rfind", "bit_length"})
@@ -91,35 +92,53 @@ def result_kind(target: Target, root: str) -> str | None:
     if len(kinds) == 1:
         return kinds.pop()
     found = _function_at(root, target.file, target.line)
-    if found is None:
-        return None
-    kinds = set()
-    for node in _own_nodes(found[2]):
+    return _returns_kind(found[2], found[3], 0) if found else None
+
+
+def _returns_kind(function: ast.AST, functions: dict, depth: int) -> str | None:
+    """The one kind every `return` of `function` gives; module functions it returns the result of are followed a
+    few calls deep, and a returned local is judged by what is assigned to it."""
+    assigned: dict[str, list[ast.expr]] = {}
+    returned: list[ast.expr | None] = []
+    for node in _own_nodes(function):
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return None
         if isinstance(node, ast.Return):
-            kinds.add(_computed(node.value))
-    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+            returned.append(node.value)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+    if not returned:
+        return None
+    kinds = {_computed(value, assigned, functions, depth, frozenset()) for value in returned}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _number(kind: str | None) -> str | None:
     return "number" if kind == "float" else kind
 
 
-def _computed(node: ast.expr | None) -> str | None:
+def _computed(node: ast.expr | None, assigned: dict, functions: dict, depth: int, seen: frozenset) -> str | None:
+    def again(inner: ast.expr | None) -> str | None:
+        return _computed(inner, assigned, functions, depth, seen)
+
     if node is None:
         return None
     if isinstance(node, ast.Constant):
         return _number(value_kind(node.value))
     if isinstance(node, ast.JoinedStr):
         return "text"
+    if isinstance(node, ast.Name) and node.id in assigned and node.id not in seen:
+        kinds = {_computed(v, assigned, functions, depth, seen | {node.id}) for v in assigned[node.id]}
+        return kinds.pop() if len(kinds) == 1 else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
         return _number(value_kind(node.left.value))  # '%d:%s' % (...) is text; 7 % n a number
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        sides = {_computed(node.left), _computed(node.right)}
-        return sides.pop() if len(sides) == 1 else (sides - {None}).pop() if len(sides - {None}) == 1 else None
+        sides = {again(node.left), again(node.right)} - {None}
+        return sides.pop() if len(sides) == 1 else None
     if isinstance(node, ast.IfExp):
-        sides = {_computed(node.body), _computed(node.orelse)}
+        sides = {again(node.body), again(node.orelse)}
         return sides.pop() if len(sides) == 1 else None
     if isinstance(node, ast.Call):
         callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
@@ -127,4 +146,6 @@ def _computed(node: ast.expr | None) -> str | None:
             return "number"
         if callee in TEXT_CALLS:
             return "text"
+        if isinstance(node.func, ast.Name) and callee in functions and depth < MAX_DEPTH:
+            return _returns_kind(functions[callee], functions, depth + 1)
     return None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from drafter.data import Extraction, Param, Prompt, Reply, Target
 from drafter.models.strategies import (
+    FAMILIES,
     NUMERIC,
     RATE_NAMES,
     MONEY_NAMES,
@@ -44,6 +45,7 @@ NORMALISER_WORDS = ("normalize", "normalise", "clean", "canonical", "canonicaliz
 MONOTONE = re.compile(r"\b(?:non-?decreasing|monoton(?:e|ic|ically) (?:non-?decreasing|increasing))\b")
 IDEMPOTENT_PHRASES = ("idempotent", "changes nothing", "its own result", "no effect the second time")
 LAZY_ANNOTATIONS = ("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator")
+PART_OF_TEXT = re.compile(r"\b(?:first|initial|leading|each word|every word|letters? of)\b")
 MATERIALISED = 200  # items of a lazy result compared: enough to see a difference, finite for infinite iterators
 
 
@@ -286,6 +288,26 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
             "rationale": f"{why}. Strategies: {basis}" if basis else why,
         })
 
+    def _text_to_text(self, call: Call) -> Target:
+        """The target as `str -> str` where it has no annotations but the evidence says its first parameter and
+        its result are text and doctests show the inputs it is meant for, so the text-form families read it as they
+        read an annotated one. Without doctests, no: stringcase's `camelcase` is no fixed point on `'00 0 0'`."""
+        t = self.t
+        first = next((p for p in t.params if p.name in call.inputs), None)
+        if t.returns or first is None or first.annotation or self.result != "text" or \
+                FAMILIES.get(call.kinds[first.name].kind) != "text" or "doctest" not in \
+                self.ctx.shown.get(first.name, ((), ""))[1]:
+            return t
+        return replace(t, returns="str", params=tuple(replace(p, annotation="str") if p is first else p
+                                                      for p in t.params))
+
+    def _usual_options(self, call: Call) -> Call:
+        """The call with every defaulted parameter but the first at its default: a normaliser is idempotent, an
+        encoder inverted, for its usual options, not for every separator or flag a strategy draws
+        (`slugify(t, delim='0:')` feeds its own output digits and punctuation)."""
+        first = next((n for n in call.inputs if n != "self"), None)
+        return call.without({p.name for p in self.t.params if p.default is not None and p.name != first})
+
     def _returns(self) -> str:
         return (self.t.returns or "").strip()
 
@@ -305,9 +327,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         takes_a_list = self.lazy and annotation_head(param.annotation) in ("Iterable", "Sequence", "Collection")
         if param.annotation and returns and not same_annotation(param.annotation, returns) and not takes_a_list:
             return  # the output cannot be fed back in
-        # Options keep their defaults: a normaliser is idempotent for its usual options, not for every
-        # separator text can draw (`slugify(t, delim='0:')` feeds its own output digits and punctuation).
-        call = call.without({p.name for p in t.params if p.default is not None and p.name != first})
+        call = self._usual_options(call)
         again = call.with_args(**{first: "once"})
         body = self._guarded(f"once = {call.text}") + f"\nassert {again} == once"
         reason = "the name marks a normaliser" if by_name else "the docstring says it is idempotent"
@@ -316,7 +336,8 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
 
     def _text_forms_and_body_laws(self, call: Call) -> None:
         found = [] if "self" in call.inputs else \
-            text_form_proposals(self.t, self.siblings, self.names, call.inputs, call.text, self._guarded)
+            text_form_proposals(self._text_to_text(call), self.siblings, self.names, call.inputs, call.text,
+                                self._guarded)
         found += body_law_proposals(self.t, self.x.root, call.inputs, {n: g.kind for n, g in call.kinds.items()},
                                     call.text, lambda name: call.with_args(**{name: f"-{name}"}), self._guarded)
         for p in found:
@@ -329,10 +350,10 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         out = self._guarded(f"out = {call.text}")
         if self.result == "text":
             # Not inside an identifier: a parameter `uppercase_first_letter` promises nothing about the result.
-            if re.search(r"(?<!\w)upper[ -]?case(?!\w)", doc):
+            if _says_whole_result(r"(?<!\w)upper[ -]?case(?!\w)", doc):
                 self._add("result_is_upper_case", "invariant", call, out + "\nassert out == out.upper()",
                           "a version that forgets to upper-case", "the docstring promises upper case")
-            if re.search(r"(?<!\w)lower[ -]?case(?!\w)", doc):
+            if _says_whole_result(r"(?<!\w)lower[ -]?case(?!\w)", doc):
                 self._add("result_is_lower_case", "invariant", call, out + "\nassert out == out.lower()",
                           "a version that forgets to lower-case", "the docstring promises lower case")
             if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
@@ -498,6 +519,12 @@ def _why_no_strategy(param: Param) -> str:
     if any(u.kind == "callable" for u in param.usage):
         return "it is called: a callable's contract cannot be guessed"
     return "no annotation and no usage evidence"
+
+
+def _says_whole_result(pattern: str, doc: str) -> bool:
+    """A sentence says it of the whole text: "first letters will be uppercase" promises nothing of the rest."""
+    return any(re.search(pattern, sentence) and not PART_OF_TEXT.search(sentence)
+               for sentence in re.split(r"(?<=[.;:])\s+|\n\s*\n", doc))
 
 
 def _is_number(text: str) -> bool:

@@ -119,6 +119,44 @@ def test_calls_in_the_module_are_evidence_and_a_bool_default_stays_a_bool(tmp_pa
     assert found["quiet"] == []  # the same body with nobody calling it: nothing to go on
 
 
+def test_a_case_said_of_the_first_letters_is_no_law_of_the_whole_result(tmp_path):
+    found = drafts(tmp_path, '''
+        def capital(string):
+            """Convert string into capital case.
+            First letters will be uppercase.
+            """
+            return upper(string[0]) + string[1:] if string else string
+
+        def upper(string):
+            """Convert string into upper case."""
+            return str(string).upper()
+    ''')
+    assert "result_is_upper_case" not in {c["name"] for c in found["capital"]}  # stringcase's capitalcase
+    assert "result_is_upper_case" in {c["name"] for c in found["upper"]}
+
+
+def test_a_round_trip_keeps_the_encoders_options_at_their_defaults(tmp_path):
+    found = drafts(tmp_path, '''
+        SYMBOLS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+        def encode(number, checksum=False, split=0):
+            """Encode an integer into a symbol string."""
+            number = int(number)
+            if number < 0:
+                raise ValueError("negative")
+            out = SYMBOLS[number % 32] + ("*" if checksum else "")
+            return "-".join(out) if split else out
+
+        def decode(symbol_string, checksum=False):
+            """Decode an encoded symbol string; the inverse of encode."""
+            text = symbol_string.replace("-", "")
+            return SYMBOLS.index(text[:-1] if checksum else text)
+    ''')
+    (trip,) = [c for c in found["encode"] if c["name"] == "decode_inverts_encode"]
+    assert set(trip["inputs"]) == {"number"}  # once also checksum=st.booleans(), which decode(...) cannot undo
+    assert "encoded = encode(number)" in trip["body"]
+
+
 @pytest.mark.slow
 def test_the_good_candidates_are_kept_and_none_is_unsound(tmp_path):
     from drafter.config import Settings
