@@ -91,6 +91,11 @@ def result_kind(target: Target, root: str) -> str | None:
     kinds = {_number(value_kind(o)) for o in outputs}
     if len(kinds) == 1:
         return kinds.pop()
+    return returned_kind(target, root)
+
+
+def returned_kind(target: Target, root: str) -> str | None:
+    """What every `return` of the function computes (the code only, not its annotation or examples)."""
     found = _function_at(root, target.file, target.line)
     return _returns_kind(found[2], found[3], 0) if found else None
 

@@ -31,7 +31,7 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.bodylaws import body_law_proposals
-from drafter.models.evidence import result_kind, shown_arguments
+from drafter.models.evidence import result_kind, returned_kind, shown_arguments
 from drafter.models.methods import MethodFamilies
 from drafter.models.roundtrips import RoundTripFamilies
 from drafter.models.source_facts import (compared_choices, constructor_rejects_negatives, indexed_params,
@@ -45,6 +45,8 @@ NORMALISER_WORDS = ("normalize", "normalise", "clean", "canonical", "canonicaliz
 MONOTONE = re.compile(r"\b(?:non-?decreasing|monoton(?:e|ic|ically) (?:non-?decreasing|increasing))\b")
 IDEMPOTENT_PHRASES = ("idempotent", "changes nothing", "its own result", "no effect the second time")
 LAZY_ANNOTATIONS = ("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator")
+# A result kind every `return` computes -> (isinstance target, the family's name).
+RETURNED_TYPES = {"text": ("str", "str"), "number": ("(int, float)", "number")}
 PART_OF_TEXT = re.compile(r"\b(?:first|initial|leading|each word|every word|letters? of)\b")
 MATERIALISED = 200  # items of a lazy result compared: enough to see a difference, finite for infinite iterators
 
@@ -495,14 +497,21 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
             if any(re.search(rf"\b{variable}\b", p.annotation or "") for p in self.t.params):
                 concrete = re.sub(rf"\b{variable}\b", stands_for, concrete)
         expected = None if self.lazy else self.result_class or isinstance_target(concrete, self.checkable)
+        why = f"the return annotation is {returns}"
+        computed = returned_kind(self.t, self.x.root) if not (returns or self.lazy) else None
+        if computed in RETURNED_TYPES:  # no annotation: what every `return` computes (`.upper()`, `len()`, ...)
+            expected, label = RETURNED_TYPES[computed]
+            why = f"every return of {self.t.name} computes {computed} ({label} by its operations)"
+        else:
+            label = returns
         elem = element_type(concrete, self.checkable)
         out = self._guarded(f"out = {call.text}")
         if expected or (self.lazy and elem):
             checks = [f"assert isinstance(out, {expected})"] if expected else []
             if elem:
                 checks.append(f"assert all(isinstance(x, {elem}) for x in out)")
-            self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + "\n".join(checks),
-                      "a version that returns the wrong type", f"the return annotation is {returns}")
+            self._add(f"returns_{_snake(label)}", "invariant", call, out + "\n" + "\n".join(checks),
+                      "a version that returns the wrong type", why)
         name = self.t.name.lower()
         if (name.startswith(("count", "num_", "len", "size")) or name.endswith(("_count", "_len", "_size"))) and \
                 self.result == "number" and annotation_head(returns) in ("", "int"):

@@ -157,6 +157,24 @@ def test_a_round_trip_keeps_the_encoders_options_at_their_defaults(tmp_path):
     assert "encoded = encode(number)" in trip["body"]
 
 
+def test_the_type_every_return_computes_is_checked_and_a_mixed_one_is_not(tmp_path):
+    found = drafts(tmp_path, '''
+        def shout(word):
+            if not word:
+                return word.upper()
+            return f"{word.upper()}!"
+
+        def maybe(word):
+            if word:
+                return word.upper()
+            return None
+    ''')
+    (typed,) = [c for c in found["shout"] if c["name"] == "returns_str"]
+    assert typed["body"].endswith("assert isinstance(out, str)")
+    assert "every return of shout computes text" in typed["rationale"]
+    assert "returns_str" not in {c["name"] for c in found.get("maybe", [])}  # None on one path
+
+
 @pytest.mark.slow
 def test_the_good_candidates_are_kept_and_none_is_unsound(tmp_path):
     from drafter.config import Settings
