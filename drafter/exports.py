@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from drafter.usage import _dotted
 from drafter.walk import is_private
 
 STAR = "*"
@@ -40,8 +41,8 @@ def read_imports(statements: Iterable[cst.CSTNode], module: str, is_package: boo
                     found.stars.append(source)
                 continue
             for alias in statement.names:
-                name = _name(alias.name)
-                local = _name(alias.asname.name) if alias.asname else name
+                name = _dotted(alias.name)
+                local = _dotted(alias.asname.name) if alias.asname else name
                 if f"{source}.{name}" in known:
                     continue  # `from . import _impl`: a module, not a function or class
                 if source in known and name and local:
@@ -116,7 +117,7 @@ def _star_names(module: str, imports: Mapping[str, ModuleImports], definitions: 
 
 def _source_module(statement: cst.ImportFrom, package: str) -> str | None:
     level = len(statement.relative)
-    dotted = _name(statement.module) if statement.module else ""
+    dotted = _dotted(statement.module) if statement.module else ""
     if level == 0:
         return dotted or None
     parts = package.split(".") if package else []
@@ -124,15 +125,6 @@ def _source_module(statement: cst.ImportFrom, package: str) -> str | None:
         return None
     base = parts[: len(parts) - (level - 1)]
     return ".".join(base + ([dotted] if dotted else [])) or None
-
-
-def _name(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _name(node.value)
-        return f"{head}.{node.attr.value}" if head else ""
-    return ""
 
 
 def _all_names(statement: cst.CSTNode) -> tuple[str, ...] | None:
