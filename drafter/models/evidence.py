@@ -27,8 +27,10 @@ TEXT_CALLS = frozenset({"str", "repr", "chr", "format", "join", "lower", "upper"
 
 def shown_arguments(target: Target, root: str) -> dict[str, tuple[tuple, str]]:
     """Parameter name -> (literal values passed for it, where they were seen), from the target's doctest calls
-    and, for a module-level function, from calls of it by name elsewhere in its module."""
+    and from calls of it by name elsewhere in its module; for module-level functions only."""
     params = [p.name for p in target.params if p.kind not in ("var_positional", "var_keyword")]
+    if target.owner:
+        return {}  # `obj.method(...)` passes self implicitly: positions cannot be matched to parameters here
     found: dict[str, list] = {}
     where: dict[str, list[str]] = {}
 
@@ -41,9 +43,8 @@ def shown_arguments(target: Target, root: str) -> dict[str, tuple[tuple, str]]:
 
     for example in doc_examples(target.docstring, target.name):
         note({**dict(example.kwargs), **dict(zip(params, example.args))}, "doctest")
-    if not target.owner:
-        for args, kwargs in _module_calls(root, target.file, target.name, target.line):
-            note({**kwargs, **dict(zip(params, args))}, "a call in its module")
+    for args, kwargs in _module_calls(root, target.file, target.name, target.line):
+        note({**kwargs, **dict(zip(params, args))}, "a call in its module")
     return {name: (tuple(values), " and ".join(where[name])) for name, values in found.items()}
 
 

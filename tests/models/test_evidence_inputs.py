@@ -175,6 +175,22 @@ def test_the_type_every_return_computes_is_checked_and_a_mixed_one_is_not(tmp_pa
     assert "returns_str" not in {c["name"] for c in found.get("maybe", [])}  # None on one path
 
 
+def test_max_of_two_values_is_no_number_and_a_module_qualified_doctest_counts(tmp_path):
+    found = drafts(tmp_path, '''
+        def bigger(a, b):
+            """The greater of two versions.
+
+            >>> mod.bigger("1.0.0", "2.0.0")
+            '2.0.0'
+            """
+            return str(max(a, b))
+    ''')
+    (typed,) = [c for c in found["bigger"] if c["name"] == "returns_str"]
+    # semver's max_ver once drew integers: max() with other values orders strings too.
+    assert typed["inputs"] == {"a": "st.text(max_size=20)", "b": "st.text(max_size=20)"}
+    assert "doctest passes a='1.0.0'" in typed["rationale"]
+
+
 @pytest.mark.slow
 def test_the_good_candidates_are_kept_and_none_is_unsound(tmp_path):
     from drafter.config import Settings
@@ -183,8 +199,12 @@ def test_the_good_candidates_are_kept_and_none_is_unsound(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     (src / "strutil.py").write_text(textwrap.dedent(STRINGS))
+    (src / "test_strutil.py").write_text("def test_nothing():\n    pass\n")
     settings = Settings(model="heuristic", workspace=tmp_path / "ws", jobs=1, seeds=2, max_examples=30)
-    outcome = run(src, settings).outcome
+    result = run(src, settings)
+    # What the walk passed over is in the report, with why.
+    assert {"path": "test_strutil.py", "reason": "a test module"} in result.report.passed_over
+    outcome = result.outcome
     verdicts = {d.id: d.verdict for d in outcome.drafted if d.candidate is not None}
     statuses = {i: outcome.soundness[i].status for i in verdicts if i in outcome.soundness}
     assert "unsound" not in statuses.values(), statuses
