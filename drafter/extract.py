@@ -65,11 +65,11 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
     module_names: dict[str, tuple[str, ...]] = {}
     constants: dict[str, dict[str, tuple[str | int, ...]]] = {}
     for module, (found, _) in sorted(parsed.items()):
-        hidden: list[str] = []
+        hidden = False
         for target in found.targets:
             target = _public_target(target, public, include_private)
             if target is None:
-                hidden.append(module)
+                hidden = True
                 continue
             targets[target.id] = target  # a later definition of the same name replaces the earlier one, as in Python
         if hidden:

@@ -432,7 +432,8 @@ def unannotated_guess(param: Param, ctx: Context) -> Guess | None:
     guess, source = found[0]
     family = FAMILIES.get(guess.kind, guess.kind)
     text = next((g for g, _ in found if FAMILIES.get(g.kind) == "text"), None)
-    if text is not None and family in ("bool", "bytes", "sequence") and not (family == "bool" and source == "shown"):
+    # A value the author passes or defaults to is never overruled: only usage, docstring, names and weak reads are.
+    if text is not None and family in ("bool", "bytes", "sequence") and source not in ("shown", "default"):
         guess = replace(text, basis=f"{text.basis}, over {guess.basis}")
     elif family == "bool" and source in ("name", "weak", "docstring"):
         other = next((g for g, _ in found if FAMILIES.get(g.kind) != "bool"), None)
