@@ -2,7 +2,7 @@
 
     python bench/proposer_vs_ghostwriter.py                 # every package under bench/vendor/
     python bench/proposer_vs_ghostwriter.py semver humanize # some of them
-    python bench/proposer_vs_ghostwriter.py /tmp/src/pkg    # a package elsewhere (a folder holding it)
+    python bench/proposer_vs_ghostwriter.py /tmp/src/pkg    # any package elsewhere (the folder holding it)
     python bench/proposer_vs_ghostwriter.py --select 'inflection:*'   # restrict targets (passed to the pipeline)
 
 Per package: the whole pipeline with `--model heuristic` (2 workers, 50 examples, 5 seeds), then ghostwriter tests
@@ -219,7 +219,8 @@ def main() -> None:
     print(f"drafter from {Path(drafter.__file__).parent}")
     results = {}
     for name in names:
-        src = Path(name) if "/" in name else VENDOR / name  # a folder elsewhere, for a package not vendored
+        # A folder holding a package or module (unpacked from PyPI, say), else a name under bench/vendor.
+        src = Path(name) if "/" in name or not (VENDOR / name).is_dir() else VENDOR / name
         results[name] = compare(src, tuple(args.select))
         show(name, results[name])
     if args.json:

@@ -61,6 +61,9 @@ CorpusOpt = Annotated[
 SelectOpt = Annotated[
     Optional[list[str]], typer.Option("--select", help="Only targets whose id matches this glob, e.g. 'shop.billing:*'. Repeatable. Default: every target.")
 ]
+IncludePrivateOpt = Annotated[
+    Optional[bool], typer.Option("--include-private", help="Also draft what private modules (_x.py, _impl/) define and no public module re-exports, and private names. Default: the public API only.")
+]
 ModelOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -193,14 +196,18 @@ def extract(
     src: SrcArg,
     corpus: CorpusOpt = None,
     select: SelectOpt = None,
+    include_private: IncludePrivateOpt = None,
 ) -> None:
     """Print the targets of SRC as JSON: id, file, line, parameters, return annotation, docstring, fingerprint."""
     try:
-        extraction = extract_targets(pipeline.resolve_src(src), tuple(corpus or ()), tuple(select or ()))
+        extraction = extract_targets(pipeline.resolve_src(src), tuple(corpus or ()), tuple(select or ()),
+                                     bool(include_private))
     except DrafterError as exc:
         fail(exc)
     for error in extraction.errors:
         errors.print(labelled("skipped", "yellow", f"{error.file}: {error.reason}"))
+    for passed in extraction.passed_over:
+        errors.print(labelled("passed over", "dim", f"{passed.file}: {passed.reason}"), soft_wrap=True)
     sys.stdout.write(json.dumps(to_jsonable(extraction), indent=2) + "\n")
 
 
@@ -235,6 +242,7 @@ def draft(
     workspace: WorkspaceOpt = None,
     corpus: CorpusOpt = None,
     select: SelectOpt = None,
+    include_private: IncludePrivateOpt = None,
     prompts: PromptsOpt = None,
     base_url: BaseUrlOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -247,6 +255,7 @@ def draft(
     """Front half: extract → prompt → model → parse → lint. Writes targets.json, prompts/, replies/, candidates.json."""
     outcome = _execute(
         pipeline.draft, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        include_private=include_private,
         prompts=prompts, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
         retries=retries, changed_since=changed_since, cache=False if no_cache else None,
     )
@@ -262,6 +271,7 @@ def run(
     workspace: WorkspaceOpt = None,
     corpus: CorpusOpt = None,
     select: SelectOpt = None,
+    include_private: IncludePrivateOpt = None,
     known_bad: Annotated[
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
@@ -289,6 +299,7 @@ def run(
     --fail-under-score X; 2 on a usage error."""
     result = _execute(
         pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        include_private=include_private,
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
@@ -321,6 +332,7 @@ def refresh(
     workspace: WorkspaceOpt = None,
     corpus: CorpusOpt = None,
     select: SelectOpt = None,
+    include_private: IncludePrivateOpt = None,
     known_bad: Annotated[
         Optional[Path], typer.Option("--known-bad", help="Folder of unified diffs you already know are wrong; each is a mutant. Default: none.")
     ] = None,
@@ -351,6 +363,7 @@ def refresh(
 
     result = _execute(
         refresh_stage, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        include_private=include_private,
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,

@@ -17,6 +17,7 @@ class Settings:
     workspace: Path = Path("workspace")
     corpus: tuple[Path, ...] = ()
     select: tuple[str, ...] = ()
+    include_private: bool = False  # also draft what private modules define and no public module re-exports
     prompts: Path | None = None
     known_bad: Path | None = None
     changed_since: Path | None = None  # an earlier run folder (or its targets.json): draft only changed targets
@@ -42,7 +43,7 @@ STR_LIST_KEYS = {"select"}
 INT_RANGES = {"jobs": (1, 256), "max_examples": (1, 100_000), "seeds": (1, 1_000), "concurrency": (1, 256),
               "retries": (0, 100), "rounds": (1, 20), "max_calls": (1, 10_000_000), "max_tokens": (1, 10**12)}
 FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0), "budget": (0.1, 86_400.0)}
-BOOL_KEYS = {"cache"}
+BOOL_KEYS = {"cache", "include_private"}
 
 
 def _path_text(value) -> str:

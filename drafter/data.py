@@ -110,6 +110,8 @@ class Extraction:
     module_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # module -> public names
     # module -> public constant -> its literal values, for `NAME = ("a", "b")`-like collections of str or int
     constants: dict[str, dict[str, tuple[str | int, ...]]] = field(default_factory=dict)
+    # folders and modules left out on purpose (tests, vendored code, private modules nobody re-exports), with why
+    passed_over: tuple[ExtractError, ...] = ()
 
     def target(self, target_id: str) -> Target:
         return self._by_id[target_id]

@@ -11,51 +11,74 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from drafter.data import ClassInfo, Extraction, ExtractError, Param, Target, Usage
 from drafter.errors import SourceError
-from drafter.walk import iter_modules, list_corpus
+from drafter.exports import ModuleImports, public_paths, read_imports
+from drafter.usage import _children, _collect_usage, _dotted, _tuple_names
+from drafter.walk import is_private, iter_modules, list_corpus
 
 ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
 SKIPPED_DECORATORS = ("overload", "typing.overload")  # stubs: the implementation below them is the target
 
 
-def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] = ()) -> Extraction:
-    """Every public function and method of SRC, its classes and module names, and the corpus file names."""
+def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] = (),
+            include_private: bool = False) -> Extraction:
+    """Every public function and method of SRC (what a public module re-exports from a private one too, under
+    the public id), its classes and module names, and the corpus file names. `include_private` adds the rest.
+
+    With `select`, only modules a glob can match are parsed, with the modules they import from and, for a private
+    module, the public modules of the packages above it (which may re-export it)."""
     src = Path(src)
     if not src.exists():
         raise SourceError(f"SRC {src}: no such folder")
     if not src.is_dir():
         raise SourceError(f"SRC {src}: not a folder of Python modules")
     corpus = list_corpus(corpus_dirs)
+    errors: list[ExtractError] = []
+    passed_over: list[ExtractError] = []
+    files = dict((module, rel) for rel, module in iter_modules(src, errors, passed_over))
+    known = set(files)
+    packages = {m for m, rel in files.items() if rel.endswith("__init__.py")}
+    parsed: dict[str, tuple[_Found, ModuleImports]] = {}
+    pending = [m for m in files if _may_match(m, select)]
+    # Who may re-export a selected private module: the public modules of the packages above it.
+    above = {a for m in pending if is_private(m) for a in _ancestors(m)}
+    pending += sorted(m for m in known if not is_private(m) and (m in above or m.rpartition(".")[0] in above))
+    while pending:
+        module = pending.pop(0)
+        if module in parsed or module not in files:
+            continue
+        result = _parse(src, files[module], module, include_private, errors, known, module in packages)
+        if result is None:
+            continue
+        parsed[module] = result
+        if select:  # without a selection every module is parsed anyway
+            imports = result[1]
+            pending += [source for source, _ in imports.names.values()] + imports.stars
+    definitions = {m: {t.qualname.split(".")[0] for t in f.targets} | {c.name.split(".")[0] for c in f.classes}
+                   for m, (f, _) in parsed.items()}
+    public = public_paths({m: i for m, (_, i) in parsed.items()}, definitions, packages)
     targets: dict[str, Target] = {}
     classes: list[ClassInfo] = []
-    errors: list[ExtractError] = []
     module_names: dict[str, tuple[str, ...]] = {}
     constants: dict[str, dict[str, tuple[str | int, ...]]] = {}
-    for rel, module in iter_modules(src, errors):
-        try:
-            tree = cst.parse_module((src / rel).read_bytes())
-        except cst.ParserSyntaxError as exc:
-            reason = f"syntax error at line {exc.editor_line}, column {exc.editor_column}: {exc.message}"
-            errors.append(ExtractError(rel, reason))
-            continue
-        except (OSError, UnicodeDecodeError, LookupError, SyntaxError) as exc:
-            errors.append(ExtractError(rel, f"cannot read: {exc}"))
-            continue
-        try:
-            found = _ModuleAnalysis(tree, module, rel).run()
-        except Exception as exc:  # noqa: BLE001 - one odd file (deep nesting, libcst limits) must not stop the others
-            errors.append(ExtractError(rel, f"cannot analyse: {type(exc).__name__}: {exc}"))
-            continue
+    for module, (found, _) in sorted(parsed.items()):
+        hidden = False
         for target in found.targets:
+            target = _public_target(target, public, include_private)
+            if target is None:
+                hidden = True
+                continue
             targets[target.id] = target  # a later definition of the same name replaces the earlier one, as in Python
+        if hidden:
+            passed_over.append(ExtractError(files[module], _hidden_reason(found, public, module)))
         classes.extend(found.classes)
         module_names[module] = found.names
         if found.constants:
             constants[module] = found.constants
-    kept = [t for t in targets.values() if not select or any(fnmatch.fnmatchcase(t.id, g) for g in select)]
+    kept = [t for t in targets.values() if not select or any(_selected(t, g) for g in select)]
     return Extraction(
         root=str(src.resolve()),
         targets=tuple(sorted(kept, key=lambda t: (t.file, t.line, t.id))),
@@ -64,13 +87,69 @@ def extract(src: Path, corpus_dirs: Sequence[Path] = (), select: Sequence[str] =
         corpus=corpus,
         module_names=dict(sorted(module_names.items())),
         constants=dict(sorted(constants.items())),
+        passed_over=tuple(sorted(passed_over, key=lambda e: (e.file, e.reason))),
     )
+
+
+def _parse(src: Path, rel: str, module: str, include_private: bool, errors: list[ExtractError], known: set[str],
+           is_package: bool) -> tuple[_Found, ModuleImports] | None:
+    try:
+        tree = cst.parse_module((src / rel).read_bytes())
+    except cst.ParserSyntaxError as exc:
+        reason = f"syntax error at line {exc.editor_line}, column {exc.editor_column}: {exc.message}"
+        errors.append(ExtractError(rel, reason))
+        return None
+    except (OSError, UnicodeDecodeError, LookupError, SyntaxError) as exc:
+        errors.append(ExtractError(rel, f"cannot read: {exc}"))
+        return None
+    try:
+        found = _ModuleAnalysis(tree, module, rel, include_private).run()
+        imports = read_imports(_statements(tree.body), module, is_package, known)
+    except Exception as exc:  # noqa: BLE001 - one odd file (deep nesting, libcst limits) must not stop the others
+        errors.append(ExtractError(rel, f"cannot analyse: {type(exc).__name__}: {exc}"))
+        return None
+    return found, imports
+
+
+def _may_match(module: str, select: Sequence[str]) -> bool:
+    """Whether some glob of `select` can match a target defined in or re-exported by `module`."""
+    return not select or any(":" not in g or fnmatch.fnmatchcase(module, g.split(":", 1)[0]) for g in select)
+
+
+def _ancestors(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:n]) for n in range(1, len(parts))]
+
+
+def _selected(target: Target, glob: str) -> bool:
+    """A glob matches the public id or where the target is defined (`pathvalidate._filename:*`)."""
+    return fnmatch.fnmatchcase(target.id, glob) or fnmatch.fnmatchcase(f"{target.module}:{target.qualname}", glob)
+
+
+def _public_target(target: Target, public: dict[tuple[str, str], str], include_private: bool) -> Target | None:
+    """The target under the id users call it by; None for a private one nobody re-exports (unless included)."""
+    if not is_private(target.module):
+        return target
+    exported_from = public.get((target.module, target.qualname.split(".")[0]))
+    if exported_from is not None:
+        return dataclasses.replace(target, id=f"{exported_from}:{target.qualname}")
+    return target if include_private else None
+
+
+def _hidden_reason(found: _Found, public: dict[tuple[str, str], str], module: str) -> str:
+    names = sorted({t.qualname.split(".")[0] for t in found.targets if (module, t.qualname.split(".")[0]) not in public})
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"a private module: {shown} not re-exported by a public module (a package __init__ importing it, "
+            "or __all__), so not drafted; --include-private drafts them")
 
 
 # ---------------------------------------------------------------- one module
 
 
-def _public(qualname: str) -> bool:
+def _public(qualname: str, include_private: bool = False) -> bool:
+    """No part private; with `include_private`, no part a dunder (`__init__`, `__eq__` are not drafted alone)."""
+    if include_private:
+        return not any(part.startswith("__") and part.endswith("__") for part in qualname.split("."))
     return not any(part.startswith("_") for part in qualname.split("."))
 
 
@@ -82,20 +161,6 @@ def _normalised(text: str | None) -> str | None:
         return ast.unparse(ast.parse(text.strip(), mode="eval"))
     except SyntaxError:
         return " ".join(text.split())
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    """`a.b.c` for a Name/Attribute chain (the callee of a Call, the base of a subscript), '' for anything else."""
-    if isinstance(node, cst.Call):
-        return _dotted(node.func)
-    if isinstance(node, cst.Subscript):
-        return _dotted(node.value)
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else ""
-    return ""
 
 
 class _Found:
@@ -148,7 +213,8 @@ class _ModuleAnalysis:
     """One walk over a parsed module's definitions. Qualified names come from the nesting of class bodies (what
     QualifiedNameProvider reports for local definitions, at a fraction of its cost); lines from PositionProvider."""
 
-    def __init__(self, tree: cst.Module, module: str, rel: str) -> None:
+    def __init__(self, tree: cst.Module, module: str, rel: str, include_private: bool = False) -> None:
+        self.include_private = include_private
         self.tree = tree
         self.module = module
         self.rel = rel
@@ -177,7 +243,7 @@ class _ModuleAnalysis:
     # -- functions and methods
 
     def _function(self, node: cst.FunctionDef, qualname: str) -> None:
-        if not _public(qualname):
+        if not _public(qualname, self.include_private):
             return
         decorators = tuple(self._code(d.decorator) for d in node.decorators)
         if any(d in SKIPPED_DECORATORS or d.endswith((".setter", ".deleter")) for d in decorators):
@@ -235,7 +301,7 @@ class _ModuleAnalysis:
     # -- classes
 
     def _class(self, node: cst.ClassDef, qualname: str) -> None:
-        if not _public(qualname):
+        if not _public(qualname, self.include_private):
             return
         bases = {_dotted(b.value).rsplit(".", 1)[-1] for b in node.bases}
         decorators = {_dotted(d.decorator) for d in node.decorators}
@@ -364,15 +430,6 @@ def _with_unpacked(fields: Iterator[Param] | Sequence[Param], methods: Sequence[
     return tuple(dataclasses.replace(f, unpacked=found[f.name]) if f.name in found else f for f in fields)
 
 
-def _tuple_names(loop: cst.CSTNode) -> tuple[str, ...]:
-    """("a", "b") for a `for a, b in ...` loop or comprehension, () for any other target."""
-    target = getattr(loop, "target", None) if isinstance(loop, (cst.For, cst.CompFor)) else None
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return ()
-    names = tuple(e.value.value for e in target.elements if isinstance(e.value, cst.Name))
-    return names if len(names) == len(target.elements) else ()
-
-
 def fingerprint(
     qualname: str,
     params: Sequence[Param],
@@ -391,209 +448,3 @@ def fingerprint(
         "docstring": docstring,
     }
     return hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:16]
-
-
-_SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "header", "footer")
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(node: cst.CSTNode) -> tuple[str, ...]:
-    kind = type(node)
-    if kind not in _CHILD_FIELDS:
-        names = (f.name for f in dataclasses.fields(node))
-        _CHILD_FIELDS[kind] = tuple(n for n in names if not any(skip in n for skip in _SKIPPED_FIELDS))
-    return _CHILD_FIELDS[kind]
-
-
-def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """A node's child nodes, read straight from its dataclass fields (whitespace and brackets skipped)."""
-    for field_name in _child_fields(node):
-        value = getattr(node, field_name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            yield from (child for child in value if isinstance(child, cst.CSTNode))
-
-
-def _collect_usage(
-    function: cst.FunctionDef, positions: Mapping[cst.CSTNode, CodeRange]
-) -> tuple[dict[str, tuple[Usage, ...]], dict[str, tuple[str, ...]]]:
-    """Usage evidence per parameter, in source order, and the names `for a, b in param` unpacks it into.
-
-    A plain walk over the dataclass fields of the body: libcst's visitor rebuilds every node it passes, which made
-    this the slowest step of extraction."""
-    p = function.params
-    names = {param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)}
-    names |= {param.name.value for param in (p.star_arg, p.star_kwarg) if isinstance(param, cst.Param)}
-    found: list[tuple[CodeRange, str, Usage]] = []
-    unpacked: dict[str, tuple[str, ...]] = {}
-    pending: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None]] = [(function.body, None, None)]
-    while pending:
-        node, parent, grand = pending.pop()
-        if isinstance(node, cst.Name):
-            if node.value in names and parent is not None:
-                usage = _classify(node, parent, grand)
-                if usage is not None:
-                    found.append((positions[node], node.value, usage))
-            continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            continue  # nested definitions have names of their own
-        if isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name) and node.iter.value in names:
-            elements = _tuple_names(node)
-            if elements:
-                unpacked.setdefault(node.iter.value, elements)
-        pending.extend((child, node, parent) for child in _children(node))
-    by_param: dict[str, dict[Usage, None]] = {n: {} for n in names}  # dicts keep first-seen order
-    for _, name, usage in sorted(found, key=lambda f: (f[0].start.line, f[0].start.column)):
-        by_param[name].setdefault(usage)
-    return {n: tuple(u) for n, u in by_param.items()}, unpacked
-
-
-# ---------------------------------------------------------------- usage evidence
-
-TEXT_METHODS = frozenset(
-    {
-        "split", "rsplit", "splitlines", "lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith",
-        "casefold", "title", "capitalize", "swapcase", "isdigit", "isalpha", "isalnum", "isspace", "isupper",
-        "islower", "isidentifier", "isnumeric", "isdecimal", "partition", "rpartition", "replace", "encode",
-        "zfill", "center", "ljust", "rjust", "removeprefix", "removesuffix", "format", "format_map", "find",
-        "rfind", "expandtabs", "translate",
-    }
-)
-METHOD_KINDS = {
-    **dict.fromkeys(TEXT_METHODS, "text"),
-    **dict.fromkeys(("append", "extend", "insert", "sort", "reverse", "remove"), "sequence"),
-    **dict.fromkeys(("items", "keys", "values", "get", "setdefault", "popitem"), "mapping"),
-    **dict.fromkeys(("decode",), "bytes"),
-    **dict.fromkeys(
-        ("quantize", "to_integral_value", "is_integer", "bit_length", "as_integer_ratio", "conjugate"), "number"
-    ),
-}
-BUILTIN_ARG_KINDS = {
-    **dict.fromkeys(
-        ("abs", "round", "int", "float", "divmod", "pow", "complex", "chr", "hex", "bin", "oct"), "number"
-    ),
-    **dict.fromkeys(
-        ("len", "sorted", "reversed", "enumerate", "zip", "sum", "any", "all", "list", "tuple", "set", "frozenset",
-         "iter"),
-        "sequence",
-    ),
-    "dict": "mapping",
-    "ord": "text",
-    "callable": "callable",
-    "bool": "bool",
-}
-ISINSTANCE_KINDS = {
-    "str": "text", "int": "number", "float": "number", "Decimal": "number", "Fraction": "number",
-    "list": "sequence", "tuple": "sequence", "dict": "mapping", "Mapping": "mapping", "bytes": "bytes",
-    "bool": "bool",
-}
-NUMBER_ONLY_OPS = {
-    cst.Subtract: "-", cst.Divide: "/", cst.FloorDivide: "//", cst.Power: "**",
-    cst.LeftShift: "<<", cst.RightShift: ">>",
-}
-ORDER_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-
-
-def _literal(node: cst.CSTNode) -> tuple[str, str] | None:
-    """("number" | "text", source) for a numeric or string literal (a signed number too)."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        inner = _literal(node.expression)
-        sign = "-" if isinstance(node.operator, cst.Minus) else "+"
-        return (inner[0], sign + inner[1]) if inner and inner[0] == "number" else None
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-        return "number", node.value
-    if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
-        return "text", "a string"
-    return None
-
-
-def _classify(node: cst.CSTNode, parent: cst.CSTNode, grand: cst.CSTNode | None) -> Usage | None:
-    """What one read of a parameter says about its type, judged from the expressions around it."""
-    if isinstance(parent, cst.Attribute) and parent.value is node:
-        method = parent.attr.value
-        if isinstance(grand, cst.Call) and grand.func is parent and method in METHOD_KINDS:
-            return Usage(METHOD_KINDS[method], f"calls .{method}()")
-        return None
-    if isinstance(parent, cst.Call) and parent.func is node:
-        return Usage("callable", "is called")
-    if isinstance(parent, cst.Arg) and parent.value is node and isinstance(grand, cst.Call):
-        return _as_argument(grand)
-    if isinstance(parent, cst.BinaryOperation):
-        other = parent.right if parent.left is node else parent.left
-        literal = _literal(other)
-        if literal and literal[0] == "number":
-            return Usage("number", f"arithmetic with {literal[1]}")
-        if literal and isinstance(parent.operator, cst.Add):
-            return Usage("text", "concatenated with a string")
-        if literal and isinstance(parent.operator, cst.Modulo) and parent.left is node:
-            return Usage("text", "formatted with %")
-        if type(parent.operator) in NUMBER_ONLY_OPS:
-            return Usage("number", f"arithmetic ({NUMBER_ONLY_OPS[type(parent.operator)]})")
-        return None
-    if isinstance(parent, cst.UnaryOperation):
-        if isinstance(parent.operator, cst.Not):
-            return Usage("bool", "used as a condition")
-        return Usage("number", "negated") if isinstance(parent.operator, cst.Minus) else None
-    if isinstance(parent, cst.Comparison):
-        return _compared(node, parent)
-    if isinstance(parent, cst.ComparisonTarget) and isinstance(grand, cst.Comparison):
-        return _compared(node, grand)
-    if isinstance(parent, cst.Subscript) and parent.value is node:
-        index = parent.slice[0].slice if parent.slice else None
-        if isinstance(index, cst.Slice):
-            return Usage("sequence", "sliced")
-        literal = _literal(index.value) if isinstance(index, cst.Index) else None
-        if literal and literal[0] == "text":
-            return Usage("mapping", "indexed with a string key")
-        return Usage("sequence", "indexed")
-    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
-        return Usage("sequence", "iterated over")
-    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is node:
-        return Usage("bool", "used as a condition")
-    if isinstance(parent, cst.BooleanOperation):
-        return Usage("bool", "used as a condition")
-    if isinstance(parent, cst.FormattedStringExpression):
-        return Usage("text", "formatted into an f-string")
-    return None
-
-
-def _as_argument(call: cst.Call) -> Usage | None:
-    callee = _dotted(call.func)
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if callee in ("min", "max"):
-        if len(positional) == 1:
-            return Usage("sequence", f"passed to {callee}()")
-        return Usage("number", f"passed to {callee}() with other values")
-    if callee in BUILTIN_ARG_KINDS:
-        return Usage(BUILTIN_ARG_KINDS[callee], f"passed to {callee}()")
-    if callee.startswith("math."):
-        return Usage("number", f"passed to {callee}()")
-    if callee == "isinstance" and len(call.args) == 2:
-        checked = _dotted(call.args[1].value).rsplit(".", 1)[-1]
-        if checked in ISINSTANCE_KINDS:
-            return Usage(ISINSTANCE_KINDS[checked], f"checked with isinstance(..., {checked})")
-    if isinstance(call.func, cst.Attribute) and _literal(call.func.value):
-        method = call.func.attr.value
-        if method == "join":
-            return Usage("sequence", "joined with str.join()")
-        if method == "format":
-            return Usage("text", "formatted with str.format()")
-    return None
-
-
-def _compared(node: cst.CSTNode, comparison: cst.Comparison) -> Usage | None:
-    operands = [comparison.left] + [t.comparator for t in comparison.comparisons]
-    position = next((i for i, o in enumerate(operands) if o is node), None)
-    if position is None:
-        return None
-    for i in (position - 1, position + 1):  # the operator between i and position decides the meaning
-        if not 0 <= i < len(operands):
-            continue
-        operator = comparison.comparisons[min(i, position)].operator
-        literal = _literal(operands[i])
-        if literal and isinstance(operator, ORDER_OPS):
-            if literal[0] == "number":
-                return Usage("number", f"compared with {literal[1]}")
-            return Usage("text", "compared with a string")
-    return None

@@ -222,7 +222,7 @@ def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | N
     )
     reporter.stage("extract")
     with clock.measure("extract"):
-        extraction = extract(src, settings.corpus, settings.select)
+        extraction = extract(src, settings.corpus, settings.select, settings.include_private)
         if not extraction.targets:
             raise SourceError(no_targets(src, extraction, settings.select))
         warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]

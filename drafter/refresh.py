@@ -60,7 +60,7 @@ def plan(src: Path, settings: Settings) -> Plan:
     src = resolve_src(src)
     check_separate(src, settings.workspace)
     baseline = find_baseline(settings.workspace, src)
-    current = {t.id: t.fingerprint for t in extract(src, settings.corpus, settings.select).targets}
+    current = {t.id: t.fingerprint for t in extract(src, settings.corpus, settings.select, settings.include_private).targets}
     earlier = earlier_fingerprints(baseline) if baseline else {}
     if settings.select:
         # Targets outside the selection are neither drafted nor called removed.

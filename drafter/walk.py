@@ -1,5 +1,8 @@
 """Which files of SRC and of the corpus folders are read: regular files inside the tree, of bounded size, with
-names both the OS and UTF-8 can carry. Anything else is skipped with a reason, never a crash or a hang."""
+names both the OS and UTF-8 can carry. Anything else is skipped with a reason, never a crash or a hang, and every
+folder or module the walk passes over on purpose (tests, vendored code, environments) is listed with why.
+
+Private modules (`_x.py`, `_impl/`) are read: what the package re-exports from them is its public API."""
 
 from __future__ import annotations
 
@@ -13,13 +16,15 @@ from drafter.errors import SourceError
 from drafter.limits import MAX_SOURCE_BYTES
 
 # Folders that hold generated, vendored, test or run-time material rather than the code under test.
-SKIPPED_DIRS = frozenset(
-    {
-        "venv", "site-packages", "build", "dist", "node_modules", "vendor", "third_party", "_vendor",
-        "__pycache__", "oracle", "workspace", "tests", "test",
-    }
-)
-SKIPPED_FILES = frozenset({"setup.py", "__main__.py", "conftest.py"})
+SKIPPED_DIRS = {
+    **dict.fromkeys(("venv", "site-packages", "node_modules"), "installed packages, not the code under test"),
+    **dict.fromkeys(("build", "dist", "__pycache__"), "build output"),
+    **dict.fromkeys(("vendor", "third_party", "_vendor"), "vendored third-party code"),
+    "oracle": "the oracle's own tests", "workspace": "drafter's staging area",
+    **dict.fromkeys(("tests", "test"), "a test folder"),
+}
+SKIPPED_FILES = {"setup.py": "a packaging script", "__main__.py": "a command-line entry point",
+                 "conftest.py": "pytest configuration"}
 
 
 def printable(name: str) -> str:
@@ -27,18 +32,27 @@ def printable(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def iter_modules(src: Path, skipped: list[ExtractError] | None = None) -> Iterator[tuple[str, str]]:
-    """(posix path relative to SRC, dotted module name) of every public, non-test module, in sorted order.
+def iter_modules(
+    src: Path, skipped: list[ExtractError] | None = None, passed_over: list[ExtractError] | None = None
+) -> Iterator[tuple[str, str]]:
+    """(posix path relative to SRC, dotted module name) of every non-test module, in sorted order.
 
-    Files that cannot be read as a module (see `unreadable`) are appended to `skipped` with why."""
+    Files that cannot be read as a module (see `unreadable`) are appended to `skipped` with why; folders and
+    Python files left out on purpose (tests, vendored code, environments, scripts) to `passed_over` with why."""
     root_real = os.path.realpath(src)
+    passed_over = [] if passed_over is None else passed_over
     for root, dirnames, filenames in os.walk(src):  # never follows folder symlinks, so loops cannot hang it
         here = Path(root)
-        dirnames[:] = sorted(d for d in dirnames if _wanted_dir(here / d))
+        reasons = {d: _unwanted_dir(here / d) for d in dirnames}
+        passed_over += [ExtractError(printable((here / d).relative_to(src).as_posix()) + "/", why)
+                        for d, why in sorted(reasons.items()) if why]
+        dirnames[:] = sorted(d for d, why in reasons.items() if not why)
         for name in sorted(filenames):
             rel = (here / name).relative_to(src)
-            module = _module_name(rel)
+            module, why = _module_name(rel)
             if module is None and not (name.endswith(".py") and _undecodable(name)):
+                if why:
+                    passed_over.append(ExtractError(printable(rel.as_posix()), why))
                 continue
             why = unreadable(here / name, root_real)
             if why is None:
@@ -91,21 +105,38 @@ def list_corpus(dirs: Sequence[Path]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def _wanted_dir(path: Path) -> bool:
+def is_private(module: str) -> bool:
+    """`pkg._impl.core`, `pkg._filename`: a module users are not meant to import by that name."""
+    return any(part.startswith("_") for part in module.split("."))
+
+
+def _unwanted_dir(path: Path) -> str:
+    """Why a folder is not walked, or ""."""
     name = path.name
-    if name.startswith((".", "_")) or name in SKIPPED_DIRS or name.endswith(".egg-info"):
-        return False
-    return not (path / "pyvenv.cfg").exists()  # a virtual environment under any name
+    if name.startswith("."):
+        return "a hidden folder"
+    if name in SKIPPED_DIRS:
+        return SKIPPED_DIRS[name]
+    if name.endswith(".egg-info"):
+        return "packaging metadata"
+    if (path / "pyvenv.cfg").exists():
+        return "a virtual environment"
+    return ""
 
 
-def _module_name(rel: Path) -> str | None:
+def _module_name(rel: Path) -> tuple[str | None, str]:
+    """The dotted module name of a file, or None and why a Python file is left out ("" for other files)."""
     name = rel.name
-    if not name.endswith(".py") or name in SKIPPED_FILES:
-        return None
+    if not name.endswith(".py"):
+        return None, ""
+    if name in SKIPPED_FILES:
+        return None, SKIPPED_FILES[name]
     stem = name[:-3]
-    if stem.startswith("test_") or stem.endswith("_test") or (stem.startswith("_") and stem != "__init__"):
-        return None
+    if stem.startswith("test_") or stem.endswith("_test"):
+        return None, "a test module"
     parts = list(rel.parent.parts) + ([] if stem == "__init__" else [stem])
-    if not parts or not all(p.isidentifier() for p in parts):
-        return None  # SRC's own __init__.py, or a path Python cannot import
-    return ".".join(parts)
+    if not parts:
+        return None, ""  # SRC's own __init__.py: SRC is the folder holding packages
+    if not all(p.isidentifier() for p in parts):
+        return None, "its path is not an importable module name"
+    return ".".join(parts), ""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from drafter.data import Extraction, Param, Prompt, Reply, Target
 from drafter.models.strategies import (
+    FAMILIES,
     NUMERIC,
     RATE_NAMES,
     MONEY_NAMES,
@@ -30,6 +31,7 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.bodylaws import body_law_proposals
+from drafter.models.evidence import result_kind, returned_kind, shown_arguments
 from drafter.models.methods import MethodFamilies
 from drafter.models.roundtrips import RoundTripFamilies
 from drafter.models.source_facts import (compared_choices, constructor_rejects_negatives, indexed_params,
@@ -43,8 +45,10 @@ NORMALISER_WORDS = ("normalize", "normalise", "clean", "canonical", "canonicaliz
 MONOTONE = re.compile(r"\b(?:non-?decreasing|monoton(?:e|ic|ically) (?:non-?decreasing|increasing))\b")
 IDEMPOTENT_PHRASES = ("idempotent", "changes nothing", "its own result", "no effect the second time")
 LAZY_ANNOTATIONS = ("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator")
+# A result kind every `return` computes -> (isinstance target, the family's name).
+RETURNED_TYPES = {"text": ("str", "str"), "number": ("(int, float)", "number")}
+PART_OF_TEXT = re.compile(r"\b(?:first|initial|leading|each word|every word|letters? of)\b")
 MATERIALISED = 200  # items of a lazy result compared: enough to see a difference, finite for infinite iterators
-NUMBER_ANNOTATIONS = {"int": "int", "float": "float", "Decimal": "Decimal", "Fraction": "Fraction"}
 
 
 class HeuristicBackend:
@@ -97,6 +101,20 @@ class Call:
         """e.g. "apply_tax(amount, rate)" or "self.to_text()"."""
         return self.with_args()
 
+    def without(self, names: set[str]) -> Call:
+        """The call with some parameters left to their defaults (those after them passed by keyword)."""
+        if self.args is None or not names & set(self.inputs):
+            return self
+        args, dropped = [], False
+        for name, keyword in self.args:
+            dropped = dropped or name in names
+            if name not in names:
+                args.append((name, keyword or dropped))
+        kept = {n: v for n, v in self.inputs.items() if n not in names}
+        bases = tuple(b for b in self.bases if b.split(":", 1)[0] not in names)
+        return replace(self, inputs=kept, bases=bases, kinds={n: g for n, g in self.kinds.items() if n in kept},
+                       args=tuple(args))
+
     def with_args(self, **replaced: str) -> str:
         """The call with some arguments replaced by other expressions."""
         if self.args is None:
@@ -124,7 +142,11 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
                            aliases={**type_aliases(extraction.root), **self.stub_variables},
                            rejects_negative=rejects,
                            constants=extraction.constants.get(target.module, {}),
-                           least=indexed_params(extraction.root, target.file, target.line))
+                           least=indexed_params(extraction.root, target.file, target.line),
+                           shown=shown_arguments(target, extraction.root))
+        # What the result is (a number, text...), from its annotation, doctest outputs or returns: a family about
+        # results of one kind is proposed only with this evidence.
+        self.result = result_kind(target, extraction.root)
         self.siblings = [t for t in extraction.targets if t.module == target.module and t.id != target.id]
         self.module_errors = sorted(n for n in self.names if n.endswith("Error"))
         self.error = self._documented_error()
@@ -268,6 +290,26 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
             "rationale": f"{why}. Strategies: {basis}" if basis else why,
         })
 
+    def _text_to_text(self, call: Call) -> Target:
+        """The target as `str -> str` where it has no annotations but the evidence says its first parameter and
+        its result are text and doctests show the inputs it is meant for, so the text-form families read it as they
+        read an annotated one. Without doctests, no: stringcase's `camelcase` is no fixed point on `'00 0 0'`."""
+        t = self.t
+        first = next((p for p in t.params if p.name in call.inputs), None)
+        if t.returns or first is None or first.annotation or self.result != "text" or \
+                FAMILIES.get(call.kinds[first.name].kind) != "text" or "doctest" not in \
+                self.ctx.shown.get(first.name, ((), ""))[1]:
+            return t
+        return replace(t, returns="str", params=tuple(replace(p, annotation="str") if p is first else p
+                                                      for p in t.params))
+
+    def _usual_options(self, call: Call) -> Call:
+        """The call with every defaulted parameter but the first at its default: a normaliser is idempotent, an
+        encoder inverted, for its usual options, not for every separator or flag a strategy draws
+        (`slugify(t, delim='0:')` feeds its own output digits and punctuation)."""
+        first = next((n for n in call.inputs if n != "self"), None)
+        return call.without({p.name for p in self.t.params if p.default is not None and p.name != first})
+
     def _returns(self) -> str:
         return (self.t.returns or "").strip()
 
@@ -287,6 +329,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         takes_a_list = self.lazy and annotation_head(param.annotation) in ("Iterable", "Sequence", "Collection")
         if param.annotation and returns and not same_annotation(param.annotation, returns) and not takes_a_list:
             return  # the output cannot be fed back in
+        call = self._usual_options(call)
         again = call.with_args(**{first: "once"})
         body = self._guarded(f"once = {call.text}") + f"\nassert {again} == once"
         reason = "the name marks a normaliser" if by_name else "the docstring says it is idempotent"
@@ -295,7 +338,8 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
 
     def _text_forms_and_body_laws(self, call: Call) -> None:
         found = [] if "self" in call.inputs else \
-            text_form_proposals(self.t, self.siblings, self.names, call.inputs, call.text, self._guarded)
+            text_form_proposals(self._text_to_text(call), self.siblings, self.names, call.inputs, call.text,
+                                self._guarded)
         found += body_law_proposals(self.t, self.x.root, call.inputs, {n: g.kind for n, g in call.kinds.items()},
                                     call.text, lambda name: call.with_args(**{name: f"-{name}"}), self._guarded)
         for p in found:
@@ -306,12 +350,12 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
         returns = self._returns()
         head = annotation_head(returns)
         out = self._guarded(f"out = {call.text}")
-        if head == "str" or (not returns and _text_params(call)):
+        if self.result == "text":
             # Not inside an identifier: a parameter `uppercase_first_letter` promises nothing about the result.
-            if re.search(r"(?<!\w)upper[ -]?case(?!\w)", doc):
+            if _says_whole_result(r"(?<!\w)upper[ -]?case(?!\w)", doc):
                 self._add("result_is_upper_case", "invariant", call, out + "\nassert out == out.upper()",
                           "a version that forgets to upper-case", "the docstring promises upper case")
-            if re.search(r"(?<!\w)lower[ -]?case(?!\w)", doc):
+            if _says_whole_result(r"(?<!\w)lower[ -]?case(?!\w)", doc):
                 self._add("result_is_lower_case", "invariant", call, out + "\nassert out == out.lower()",
                           "a version that forgets to lower-case", "the docstring promises lower case")
             if re.search(r"blanks? removed|whitespace removed|stripped|surrounding (blanks|whitespace)", doc):
@@ -343,13 +387,13 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
                           "a split into the wrong number of parts", f"the docstring says it splits into {name} parts")
         # Said of the result in prose ("a value in [0, 1]"), not a list literal of an example.
         interval = re.search(r"\b(?:in|within|range|interval)\s+\[\s*([\w.\-]+)\s*,\s*([\w.\-]+)\s*\]", prose(self.doc))
-        if interval and (head in NUMBER_ANNOTATIONS or not returns) and not self.lazy:
+        if interval and self.result == "number" and not self.lazy:
             low, high = interval.groups()
             if all(_is_number(v) or v in call.inputs for v in (low, high)):
                 self._add("result_within_documented_interval", "bound", call, out + f"\nassert {low} <= out <= {high}",
                           "a clamp that lets values escape the interval", f"the docstring gives the interval [{low}, {high}]")
         plus = re.search(r"return (\w+) plus\b", doc)
-        if plus and plus.group(1) in call.inputs and self.ctx.nonneg:
+        if plus and plus.group(1) in call.inputs and self.ctx.nonneg and self.result == "number":
             self._add(f"result_not_below_{plus.group(1)}", "bound", call, out + f"\nassert out >= {plus.group(1)}",
                       "a sign error that subtracts instead of adding",
                       f"the docstring says it returns {plus.group(1)} plus something non-negative")
@@ -378,8 +422,7 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
 
     def _monotonic(self, call: Call) -> None:
         """Only where the docstring says so: "non-decreasing in rate", or "monotonic" of a single numeric input."""
-        returns = self._returns()
-        if returns and annotation_head(returns) not in NUMBER_ANNOTATIONS:
+        if self.result != "number":
             return
         said = prose(self.doc)
         numeric = [n for n, g in call.kinds.items() if n != "self" and g.kind in NUMERIC]
@@ -454,17 +497,24 @@ class _Drafter(MethodFamilies, RoundTripFamilies):
             if any(re.search(rf"\b{variable}\b", p.annotation or "") for p in self.t.params):
                 concrete = re.sub(rf"\b{variable}\b", stands_for, concrete)
         expected = None if self.lazy else self.result_class or isinstance_target(concrete, self.checkable)
+        why = f"the return annotation is {returns}"
+        computed = returned_kind(self.t, self.x.root) if not (returns or self.lazy) else None
+        if computed in RETURNED_TYPES:  # no annotation: what every `return` computes (`.upper()`, `len()`, ...)
+            expected, label = RETURNED_TYPES[computed]
+            why = f"every return of {self.t.name} computes {computed} ({label} by its operations)"
+        else:
+            label = returns
         elem = element_type(concrete, self.checkable)
         out = self._guarded(f"out = {call.text}")
         if expected or (self.lazy and elem):
             checks = [f"assert isinstance(out, {expected})"] if expected else []
             if elem:
                 checks.append(f"assert all(isinstance(x, {elem}) for x in out)")
-            self._add(f"returns_{_snake(returns)}", "invariant", call, out + "\n" + "\n".join(checks),
-                      "a version that returns the wrong type", f"the return annotation is {returns}")
+            self._add(f"returns_{_snake(label)}", "invariant", call, out + "\n" + "\n".join(checks),
+                      "a version that returns the wrong type", why)
         name = self.t.name.lower()
         if (name.startswith(("count", "num_", "len", "size")) or name.endswith(("_count", "_len", "_size"))) and \
-                annotation_head(returns) in ("", "int"):
+                self.result == "number" and annotation_head(returns) in ("", "int"):
             self._add("result_is_non_negative", "bound", call, out + "\nassert out >= 0",
                       "a count that goes negative", "a count or size by name cannot be negative")
 
@@ -480,8 +530,10 @@ def _why_no_strategy(param: Param) -> str:
     return "no annotation and no usage evidence"
 
 
-def _text_params(call: Call) -> bool:
-    return any(g.kind == "str" for n, g in call.kinds.items() if n != "self")
+def _says_whole_result(pattern: str, doc: str) -> bool:
+    """A sentence says it of the whole text: "first letters will be uppercase" promises nothing of the rest."""
+    return any(re.search(pattern, sentence) and not PART_OF_TEXT.search(sentence)
+               for sentence in re.split(r"(?<=[.;:])\s+|\n\s*\n", doc))
 
 
 def _is_number(text: str) -> bool:

@@ -52,6 +52,7 @@ class RoundTripFamilies:
                 safe, _ = self._call(replace(self.ctx, safe_text=True))
                 if safe is None:
                     continue
+                safe = self._usual_options(safe)
                 (value,) = [n for n in safe.inputs][:1] or [None]
                 if value is None:
                     continue
@@ -81,6 +82,7 @@ class RoundTripFamilies:
                                   f"generated value must survive the round trip without a decoding error", safe.inputs)
             else:
                 value_strategy = self._encoded_strategy(encoder)
+                call = self._usual_options(call)
                 if value_strategy is None or len(call.inputs) != 1:
                     continue
                 (text,) = call.inputs

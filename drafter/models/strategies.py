@@ -62,6 +62,8 @@ class Context:
     rejects_negative: frozenset[str] = frozenset()  # classes whose constructor raises on a negative number
     numeric_text: str = ""  # "int" or "float" when the body converts the text it gets: digits, not any text
     least: dict[str, int] = field(default_factory=dict)  # text params the body indexes: `s[0]` needs one character
+    # param -> (literal values passed for it, where: doctest, calls in its module), for unannotated params
+    shown: dict[str, tuple[tuple, str]] = field(default_factory=dict)
 
 
 def param_guess(param: Param, ctx: Context) -> Guess | None:
@@ -381,45 +383,85 @@ def _singular(name: str) -> str:
 # ------------------------------------------------------------------ unannotated parameters
 
 
+# Reads that any value passes (`if text:`, an isinstance branch for another type, `max(a, b)` of two strings too):
+# the weakest evidence.
+WEAK_USAGE = ("used as a condition", "checked with isinstance", "passed to min() with", "passed to max() with")
+FAMILIES = {"str": "text", "bytes": "bytes", "bool": "bool", "int": "number", "float": "number", "decimal": "number",
+            "fraction": "number", "list": "sequence", "tuple": "sequence", "set": "sequence", "dict": "mapping"}
+
+
 def unannotated_guess(param: Param, ctx: Context) -> Guess | None:
-    """Default value, then body usage, then docstring, then name; the basis lists every clue used."""
+    """From the evidence, best first: literal values passed for it (doctests, calls in its module), its default,
+    body usage, the docstring, a conventional name, then reads any value passes. Where they disagree the narrow
+    type wins: text over bool, bytes or a sequence (a str is all of those to a careless guess)."""
     name = param.name
     from_default = _default_guess(param, ctx)
     for kind in (str, int):
         listed = listed_values(name, kind, ctx)
         if listed and (from_default is None or from_default.kind in ("none", {str: "str", int: "int"}[kind])):
             return replace(listed, basis=_joined(listed.basis, f"default {param.default}" if param.default else ""))
-    usage_kinds = [u.kind for u in param.usage]
-    evidence = "; ".join(u.evidence for u in param.usage)
-    usage_kind = next((k for k in USAGE_PRIORITY if k in usage_kinds), None)
-    if usage_kind is None and "callable" in usage_kinds:
+    strong = [u for u in param.usage if not u.evidence.startswith(WEAK_USAGE)]
+    weak = [u for u in param.usage if u.evidence.startswith(WEAK_USAGE)]
+    strong_kind = next((k for k in USAGE_PRIORITY if k in {u.kind for u in strong}), None)
+    weak_kind = next((k for k in USAGE_PRIORITY if k in {u.kind for u in weak}), None)
+    if strong_kind is None and any(u.kind == "callable" for u in param.usage):
         return None  # it is called: no honest guess of a callable's contract, whatever the name suggests
+    found: list[tuple[Guess, str]] = []  # (guess, source) best first
+
+    def add(guess: Guess | None, source: str, basis: str) -> None:
+        if guess is not None:
+            found.append((replace(guess, basis=basis), source))
+
+    values, where = ctx.shown.get(name, ((), ""))
+    shown_kinds = {value_kind(v) for v in values} - {None}
+    if len(shown_kinds) == 1:
+        shown = ", ".join(repr(v) for v in values[:3])
+        add(_kind_guess(shown_kinds.pop(), name, ctx), "shown", f"{where} passes {name}={shown}")
     if from_default is not None and from_default.kind != "none":
-        basis = f"default {param.default}"
-        if usage_kind:
-            basis += f" and body usage ({evidence})"
-        return replace(from_default, basis=basis)
-    optional = from_default is not None  # default None: also try None itself
-    guess = None
-    if usage_kind:
-        guess = _kind_guess(usage_kind, name, ctx)
-        if guess:
-            guess = replace(guess, basis=f"body usage of {name} ({evidence})")
-    if guess is None:
-        doc_kind = _docstring_kind(name, ctx.docstring)
-        if doc_kind:
-            guess = _kind_guess(doc_kind, name, ctx)
-            if guess:
-                guess = replace(guess, basis=f"docstring describes {name} as {doc_kind}")
-    if guess is None:
-        name_kind = _name_kind(name)
-        if name_kind:
-            guess = _kind_guess(name_kind, name, ctx)
-            if guess:
-                guess = replace(guess, basis=f"parameter name {name!r} suggests {name_kind}")
-    if guess is not None and optional:
+        add(from_default, "default", f"default {param.default}")
+    evidence = "; ".join(u.evidence for u in strong)
+    add(_kind_guess(strong_kind, name, ctx) if strong_kind else None, "usage", f"body usage of {name} ({evidence})")
+    doc_kind = _docstring_kind(name, ctx.docstring)
+    add(_kind_guess(doc_kind, name, ctx) if doc_kind else None, "docstring", f"docstring describes {name} as {doc_kind}")
+    name_kind = _name_kind(name)
+    add(_kind_guess(name_kind, name, ctx) if name_kind else None, "name", f"parameter name {name!r} suggests {name_kind}")
+    weak_evidence = "; ".join(u.evidence for u in weak)
+    add(_kind_guess(weak_kind, name, ctx) if weak_kind else None, "weak", f"body usage of {name} ({weak_evidence})")
+    if not found:
+        return None
+    guess, source = found[0]
+    family = FAMILIES.get(guess.kind, guess.kind)
+    text = next((g for g, _ in found if FAMILIES.get(g.kind) == "text"), None)
+    # A value the author passes or defaults to is never overruled: only usage, docstring, names and weak reads are.
+    if text is not None and family in ("bool", "bytes", "sequence") and source not in ("shown", "default"):
+        guess = replace(text, basis=f"{text.basis}, over {guess.basis}")
+    elif family == "bool" and source in ("name", "weak", "docstring"):
+        other = next((g for g, _ in found if FAMILIES.get(g.kind) != "bool"), None)
+        guess = replace(other, basis=f"{other.basis}, over {guess.basis}") if other else guess
+    if source == "default" and guess is found[0][0] and strong_kind:
+        guess = replace(guess, basis=f"{guess.basis} and body usage ({evidence})")
+    if from_default is not None and from_default.kind == "none":  # default None: also try None itself
         guess = Guess(f"st.one_of(st.none(), {guess.expr})", "union", guess.basis + ", default None")
     return guess
+
+
+def value_kind(value: object) -> str | None:
+    """The kind `_kind_guess` draws for one literal value."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "number"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (bytes, bytearray)):
+        return "bytes"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    if isinstance(value, dict):
+        return "mapping"
+    return None  # None itself says nothing of the type
 
 
 def _default_guess(param: Param, ctx: Context) -> Guess | None:

@@ -93,6 +93,7 @@ class RunReport:
     mutants: tuple[MutantEntry, ...]
     summary: dict
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    passed_over: tuple[dict, ...] = ()  # {"path", "reason"}: folders and modules of SRC not drafted, and why
 
 
 def _entry(cls, row: dict, **extra):
@@ -119,6 +120,7 @@ def load_report(run_dir: Path) -> RunReport:
             candidates=tuple(_entry(CandidateEntry, c) for c in data["candidates"]),
             mutants=tuple(_entry(MutantEntry, m) for m in data["mutants"]),
             warnings=tuple(data.get("warnings", ())),
+            passed_over=tuple(data.get("passed_over", ())),
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{path}: not the report.json of a finished run ({type(exc).__name__}: {exc})") from exc
@@ -342,4 +344,5 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         mutants=tuple(mutants),
         summary=summary,
         warnings=outcome.warnings,
+        passed_over=tuple({"path": e.file, "reason": e.reason} for e in draft.extraction.passed_over),
     )

@@ -12,10 +12,10 @@ from drafter.walk import list_corpus
 GOOD = "def kept(x: int) -> int:\n    return x\n"
 
 
-def test_tests_vendored_private_and_generated_files_are_skipped(write_tree):
+def test_tests_vendored_and_generated_files_are_skipped_and_listed_with_why(write_tree):
     skipped = [
         "app/test_app.py", "app/app_test.py", "app/conftest.py", "app/tests/helpers.py", "test/x.py",
-        "setup.py", "app/__main__.py", "app/_internal.py", "_private_pkg/mod.py",
+        "setup.py", "app/__main__.py",
         "venv/lib/mod.py", ".venv/lib/mod.py", "env2/lib/mod.py", "lib/site-packages/mod.py", "build/lib/mod.py",
         "dist/mod.py", "node_modules/mod.py", "vendor/mod.py", "third_party/mod.py", "app/_vendor/mod.py",
         "app/__pycache__/mod.py", ".git/mod.py", ".tox/mod.py", ".hidden/mod.py", "oracle/mod.py",
@@ -24,10 +24,20 @@ def test_tests_vendored_private_and_generated_files_are_skipped(write_tree):
     files = {rel: GOOD for rel in skipped}
     files["env2/pyvenv.cfg"] = "home = /usr\n"  # a virtual environment under an unusual name
     files |= {"app/__init__.py": GOOD, "app/core.py": GOOD, "app/sub/deep.py": GOOD, "top.py": GOOD}
+    files |= {"app/_internal.py": GOOD, "_private_pkg/mod.py": GOOD}  # private and re-exported by nobody
     extraction = extract(write_tree(files))
     assert [t.id for t in extraction.targets] == ["app:kept", "app.core:kept", "app.sub.deep:kept", "top:kept"]
     assert [t.file for t in extraction.targets] == ["app/__init__.py", "app/core.py", "app/sub/deep.py", "top.py"]
-    assert set(extraction.module_names) == {"app", "app.core", "app.sub.deep", "top"}
+    listed = {e.file: e.reason for e in extraction.passed_over}
+    expected = {"app/test_app.py": "test module", "app/conftest.py": "pytest", "app/tests/": "test folder",
+                "setup.py": "packaging", "app/__main__.py": "entry point", "env2/": "virtual environment",
+                ".venv/": "hidden", "lib/site-packages/": "installed", "app/_vendor/": "vendored",
+                "pkg.egg-info/": "metadata", "app/_internal.py": "private module", "_private_pkg/mod.py": "kept not"}
+    for path, why in expected.items():
+        assert all(word in listed[path] for word in why.split()), (path, listed.get(path))
+    assert "--include-private" in listed["app/_internal.py"]
+    everything = extract(write_tree(files), include_private=True)
+    assert {"app._internal:kept", "_private_pkg.mod:kept"} <= {t.id for t in everything.targets}
 
 
 def test_bad_files_are_reported_and_their_siblings_still_extracted(write_tree):
@@ -73,7 +83,22 @@ def test_select_globs_keep_only_matching_targets(shop_src):
     both = extract(shop_src, select=["*:apply_tax", "*.to_dict"])
     assert [t.id for t in both.targets] == ["shop.billing:apply_tax", "shop.envelope:Envelope.to_dict"]
     assert extract(shop_src, select=["nothing:*"]).targets == ()
-    assert billing.classes == everything.classes and billing.module_names == everything.module_names
+    # Only modules a glob can match are parsed (and what they import from): the rest of SRC is never read.
+    assert set(billing.module_names) == {"shop.billing"} and len(everything.module_names) > 1
+    assert billing.module_names["shop.billing"] == everything.module_names["shop.billing"]
+
+
+def test_select_parses_the_modules_a_selection_imports_from(write_tree):
+    src = write_tree({
+        "pkg/__init__.py": "",
+        "pkg/kinds.py": "import enum\nclass Colour(enum.Enum):\n    RED = 1\n    BLUE = 2\n",
+        "pkg/paint.py": "from pkg.kinds import Colour\ndef paint(c: Colour) -> str:\n    return c.name\n",
+        "pkg/other.py": GOOD,
+    })
+    paint = extract(src, select=["pkg.paint:*"])
+    assert [t.id for t in paint.targets] == ["pkg.paint:paint"]
+    assert [c.name for c in paint.classes] == ["Colour"]  # the annotation's enum can still be drawn
+    assert "pkg.other" not in paint.module_names
 
 
 def test_corpus_names_relative_sorted_deduplicated(tmp_path):
