@@ -58,7 +58,7 @@ def worker_main(requests: int, results: int, source_dir: str, modules: tuple[str
     scratch.mkdir(parents=True, exist_ok=True)
     # The worker ran the targets' module code: it gets the file system and network walls, not seccomp (it forks).
     wall.leave_network()
-    wall.build(read_roots(run_folder), (str(scratch),), (os.devnull,))
+    wall.build(read_roots(str(run_folder)), (str(scratch),), (os.devnull,))
     _say(results, {"kind": "ready"})
     while True:
         request = frames.read(requests)
@@ -164,9 +164,15 @@ def child_main(request: dict, out: int, source_dir: str, scratch: Path) -> None:
     mutants = [_mutant(m) for m in request["mutants"]] or [None] * len(runs)
     fresh = len(runs) == 1 and mutants[0] is not None and mutants[0].fresh
     if fresh:
-        source_dir = _fresh_copy(source_dir, own, mutants[0])
+        try:
+            source_dir = _fresh_copy(source_dir, own, mutants[0])
+        except BadMutantPath as exc:
+            frames.write(out, {"kind": "invalid", "run": 0, "reason": str(exc)})
+            return
     cpu = CHILD_STARTUP_CPU + sum(run.budget + HARD_GRACE for run in runs)
-    layers = sandbox.enter_box(own, cpu_seconds=cpu, wall_roots=read_roots(Path(request["run_folder"])))
+    # Reads: the source (or its copy), the candidate's own files and the interpreter; not the rest of the run.
+    readable = read_roots(source_dir, *sorted({os.path.dirname(run.test_file) for run in runs}))
+    layers = sandbox.enter_box(own, cpu_seconds=cpu, wall_roots=readable)
     frames.write(out, {"kind": "walled", "layers": list(layers)})  # before any candidate or mutant code runs
     for index, kind, value in _run_batch(runs, mutants, source_dir, request["stop_after_timeout"], fresh):
         frames.write(out, {"kind": kind, "run": index, **value})
@@ -296,11 +302,11 @@ def prepare_path(source_dir: str) -> None:
                 del sys.modules[name]
 
 
-def read_roots(run_folder: Path) -> tuple[str, ...]:
-    """What a boxed process may read: the interpreter, its packages, drafter itself and the run folder."""
+def read_roots(*folders: str) -> tuple[str, ...]:
+    """What a boxed process may read: the interpreter, its packages, drafter itself and `folders`."""
     here = str(Path(__file__).resolve().parent.parent)
     roots = [p for p in sys.path if p and os.path.isabs(p)] + [
-        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, here, str(run_folder), "/dev/urandom",
+        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, here, *folders, "/dev/urandom",
         *SYSTEM_LIBRARIES]
     return tuple(dict.fromkeys(roots))
 

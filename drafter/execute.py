@@ -69,7 +69,7 @@ def start_worker(source_dir: str) -> None:
     """Box this whole process (an interpreter of its own, e.g. the import check) behind the wall."""
     child.prepare_path(source_dir)
     run_folder = Path(source_dir).parent
-    sandbox.enter_box(run_folder / "scratch", wall_roots=child.read_roots(run_folder))
+    sandbox.enter_box(run_folder / "scratch", wall_roots=child.read_roots(str(run_folder)))
 
 
 # ---------------------------------------------------------------- the parent side
