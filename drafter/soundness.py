@@ -77,6 +77,18 @@ def check_soundness(
     return results
 
 
+def wall_warnings(layers: tuple[str, ...]) -> list[str]:
+    """What a run's report says when candidates stood behind less than the whole wall (docs/isolation.md)."""
+    # A network namespace needs root; without one, seccomp's refusal of socket() keeps the network out.
+    missing = [name for name, present in (("Landlock", any(x.startswith("landlock") for x in layers)),
+                                          ("seccomp", "seccomp" in layers)) if not present]
+    if not missing:
+        return []
+    have = " + ".join(layers) if layers else "no kernel wall at all"
+    return [f"isolation: candidates ran behind {have}; this platform offers no {', no '.join(missing)} "
+            "(the audit hook still stands; see docs/isolation.md)"]
+
+
 def _first_seed_failing(runs: list[RunOutcome]) -> int | None:
     return next((seed for seed, run in enumerate(runs) if run.status == "failed"), None)
 
