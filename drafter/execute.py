@@ -163,6 +163,7 @@ class WorkerPool:
         self.wall: tuple[str, ...] | None = None  # None until a child has reported
         self.children = 0
         self.child_cpu = 0.0  # CPU seconds of all children, from the kernel's accounting
+        self.child_system_cpu = 0.0  # of which in the kernel (page copies after fork among them)
 
     def __enter__(self) -> WorkerPool:
         warm_unicode_tables()  # forked workers inherit them instead of building them each
@@ -253,6 +254,7 @@ class WorkerPool:
             elif message.get("kind") == "exit" and slot.batch >= 0:
                 self.children += 1
                 self.child_cpu += float(message.get("cpu", 0.0))
+                self.child_system_cpu += float(message.get("system_cpu", 0.0))
                 yield from self._child_ended(slot, message, batches, pending)
             return
         if slot.batch < 0 or slot.broken:

@@ -14,7 +14,7 @@ from pathlib import Path
 # Events a worker never needs: new processes, foreign code, the network.
 REFUSED_EVENTS = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-    "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.connect", "socket.bind",
+    "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.__new__", "socket.connect", "socket.bind",
     "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "signal.pthread_kill", "webbrowser.open",
     "resource.setrlimit", "resource.prlimit",  # the box's own limits are set before its hook is installed
 }
