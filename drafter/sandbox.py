@@ -38,6 +38,7 @@ ADDRESS_SPACE_HEADROOM = 8 * 2**30  # on top of what the worker already maps (a 
 
 violations: list[str] = []  # what the hook refused during the current run; onerun resets it per run
 _allowed: tuple[str, ...] = ()
+_readable: tuple[str, ...] = ()  # with a wall: where it lets the process read (the hook names a read elsewhere)
 
 
 class SandboxViolation(PermissionError):
@@ -49,12 +50,13 @@ def _refuse(what: str) -> None:
     raise SandboxViolation(f"drafter sandbox: {what} is not allowed in candidate code")
 
 
-def _inside(path) -> bool:
+def _inside(path, roots: tuple[str, ...] | None = None) -> bool:
     try:
         resolved = os.path.realpath(os.fsdecode(path))
     except (TypeError, ValueError):
         return False
-    return resolved == os.devnull or any(resolved == root or resolved.startswith(root + os.sep) for root in _allowed)
+    return resolved == os.devnull or any(resolved == root or resolved.startswith(root + os.sep)
+                                         for root in (_allowed if roots is None else roots))
 
 
 def _sqlite_file(name) -> str | None:
@@ -92,6 +94,8 @@ def _hook(event: str, args: tuple) -> None:
         writes = (isinstance(flags, int) and flags & WRITE_FLAGS) or (isinstance(mode, str) and set(mode) & set("wax+"))
         if writes and not _inside(path):
             _refuse(f"writing {os.fsdecode(path)}")
+        elif not writes and _readable and not _inside(path, _readable) and not _inside(path):
+            _refuse(f"reading {os.fsdecode(path)}")  # the wall refuses it too; this names it
     elif event in REFUSED_EVENTS or event.startswith("os.exec") or event.startswith("os.spawn"):
         _refuse(event)
     elif event == "import" and args[0].partition(".")[0] in REFUSED_IMPORTS:
@@ -204,7 +208,7 @@ def enter_box(scratch: Path, *, cpu_seconds: float | None = None, wall_roots: tu
     """Limits (CPU seconds among them), a scrubbed environment, the kernel wall (reads under `wall_roots`, writes
     only in `scratch`) and the audit hook, for the rest of this process's life; returns the wall's layers (empty:
     this platform offers none, only the hook stands)."""
-    global _allowed
+    global _allowed, _readable
     scratch.mkdir(parents=True, exist_ok=True)
     for name in [n for n in os.environ if SECRET_NAME.search(n)]:
         del os.environ[name]
@@ -231,6 +235,7 @@ def enter_box(scratch: Path, *, cpu_seconds: float | None = None, wall_roots: tu
         import wall
 
         layers = wall.enclose(wall_roots, (str(scratch),), (os.devnull,))
+        _readable = tuple(os.path.realpath(root) for root in wall_roots) if layers else ()
         for name in [n for n in sys.modules if n in ("ctypes", "_ctypes") or n.startswith(("ctypes.", "wall"))]:
             del sys.modules[name]  # importing them again is an import the hook refuses
     _replace_unaudited_makers()
