@@ -30,9 +30,9 @@ from drafter.soundness import check_soundness
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = {
     "shop": (REPO / "examples" / "shop", dict(model=f"replay:{REPO / 'examples' / 'shop' / 'replies.json'}")),
-    "inflection": (REPO / "bench" / "vendor" / "inflection" / "inflection",
+    "inflection": (REPO / "bench" / "vendor" / "inflection",
                    dict(model=f"replay:{REPO / 'bench' / 'inflection_replies.json'}")),
-    "more_itertools": (REPO / "bench" / "vendor" / "more_itertools" / "more_itertools",
+    "more_itertools": (REPO / "bench" / "vendor" / "more_itertools",
                        dict(model="heuristic", select=("more_itertools.recipes:*",))),
 }
 

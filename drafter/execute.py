@@ -28,7 +28,7 @@ from wall import frames
 WORKER_STARTUP = 120.0  # wall seconds for a worker to import Hypothesis and the targets (a backstop, not a budget)
 MAX_TEXT = 20_000  # characters of one text field of an outcome; longer is cut
 MAX_EXAMPLES_TEXT = 8 * 2**20
-KNOWN_LAYERS = ("netns",  "seccomp")  # and "landlock ABI N"
+KNOWN_LAYERS = ("netns", "seccomp")  # and "landlock ABI N"
 
 
 @dataclass(frozen=True)
@@ -235,8 +235,7 @@ class WorkerPool:
         limit = sum(backstop(r.budget + child.HARD_GRACE) for r in runs) + backstop(child.CHILD_STARTUP_CPU)
         request = {"runs": [asdict(r) for r in runs],
                    "mutants": [None if m is None else asdict(m) for m in batch.mutants[offset:]],
-                   "stop_after_timeout": batch.stop_after_timeout, "backstop": limit,
-                   "run_folder": str(Path(self.source_dir).parent)}
+                   "stop_after_timeout": batch.stop_after_timeout, "backstop": limit}
         slot.batch, slot.offset, slot.next_run, slot.broken, slot.stopped = index, offset, 0, "", False
         slot.deadline = time.monotonic() + limit + 30.0
         frames.write(slot.requests, request)

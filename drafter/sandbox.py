@@ -225,7 +225,7 @@ def enter_box(scratch: Path, *, cpu_seconds: float | None = None, wall_roots: tu
         if limit == resource.RLIMIT_CPU:
             hard = value + 2
         try:
-            resource.setrlimit(limit, (value, hard if limit == resource.RLIMIT_CPU else hard))
+            resource.setrlimit(limit, (value, hard))
         except (ValueError, OSError):
             pass  # a platform that refuses a limit still gets the hook
     die_with_parent()
