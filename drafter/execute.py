@@ -1,41 +1,39 @@
-"""The execution engine: run rendered Hypothesis tests in worker processes, with budgets.
+"""The execution engine: run rendered Hypothesis tests behind the wall, one fresh process per candidate's work.
 
 One run = one rendered test function, one fixed seed, overridden settings (database off, deadline off,
-max_examples, shrinking on or off; without shrinking Hypothesis stops at the first failing example).
-Runs travel in batches; a batch may carry a mutant, which the worker switches into its live target
-module once for the whole batch (sabotage.switch), or runs in a fresh interpreter when that cannot be
-done safely. Workers are forked where possible (spawned elsewhere), import the target modules once,
-and are replaced when they hang past their budget or die.
+max_examples, shrinking on or off; without shrinking Hypothesis stops at the first failing example), a budget
+in CPU seconds. Runs travel in batches, each the work of ONE candidate (its seeds, its shrink, its mutants); a
+run may carry a mutant, switched into the live target module for that run (sabotage.switch), or put in a copy
+of the source when that cannot be done safely. Warm workers (drafter.child) fork a child per batch; what
+crosses back is length-prefixed JSON that this side checks field by field, never pickle.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
+import math
 import multiprocessing
-import multiprocessing.connection
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
+import select
+import signal
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from drafter import sandbox
-from drafter.onerun import (RunOutcome, RunSpec, boxed, load_test, pin_hypothesis_constants, run_test,
-                            warm_unicode_tables)
+from drafter import child, sandbox
+from drafter.onerun import RUN_STATUSES, RunOutcome, RunSpec, backstop, warm_unicode_tables
+from wall import frames
 
-HARD_GRACE = 3.0  # seconds past a run's budget before its worker is killed (the soft timer fires first)
-FRESH_STARTUP = 30.0  # allowance for a fresh interpreter to start and import Hypothesis
+WORKER_STARTUP = 120.0  # wall seconds for a worker to import Hypothesis and the targets (a backstop, not a budget)
+MAX_TEXT = 20_000  # characters of one text field of an outcome; longer is cut
+MAX_EXAMPLES_TEXT = 8 * 2**20
+KNOWN_LAYERS = ("netns", "seccomp")  # and "landlock ABI N"
 
 
 @dataclass(frozen=True)
 class MutantSpec:
-    """What a worker needs to put a mutant in place (forced=True: the forced-fail stand-in)."""
+    """What a child needs to put a mutant in place (forced=True: the forced-fail stand-in)."""
 
     id: str
     module: str
@@ -44,220 +42,38 @@ class MutantSpec:
     source: str
     forced: bool = False
     body_only: bool = False  # the generator proved only the target's body changed
-    fresh: str = ""  # when set, why this mutant must run in a fresh interpreter without trying the switch
+    fresh: str = ""  # when set, why this mutant must run in a copy of the source without trying the switch
 
 
 @dataclass(frozen=True)
 class Batch:
+    """The work of one candidate, run in one fresh child: runs in order, each with its mutant (or none)."""
+
     runs: tuple[RunSpec, ...]
-    mutant: MutantSpec | None = None
+    mutants: tuple[MutantSpec | None, ...] = ()  # one per run, or empty: all on clean code
     stop_after_timeout: bool = False  # skip the rest once one run is over budget
 
 
 @dataclass(frozen=True)
 class Event:
-    """What the pool reports: a run's outcome, or a fact about a whole batch."""
+    """What the pool reports: a run's outcome, or a fact about one run's mutant."""
 
-    kind: str  # "result" | "invalid" | "fresh"
+    kind: str  # "result" | "invalid" (the mutant does not compile or import) | "fresh" (it needs a copy)
     batch: int
     run: int = -1
     outcome: RunOutcome | None = None
     reason: str = ""
 
 
-# ---------------------------------------------------------------- the worker side
-
-
 # What a worker itself runs on; a module of SRC by one of these names is never imported in its place.
-RUNTIME_PACKAGES = frozenset({"hypothesis", "drafter", "sabotage", "readback", "wall"})
-
-
-def _prepare_path(source_dir: str) -> None:
-    """Import target code from source_dir only, and never write bytecode next to it."""
-    sys.dont_write_bytecode = True
-    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-    import hypothesis  # noqa: F401 - the real one, before SRC goes first on the path (it may hold a hypothesis.py)
-
-    sys.path.insert(0, source_dir)
-    importlib.invalidate_caches()
-    tops = {p.stem for p in Path(source_dir).iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
-    tops -= RUNTIME_PACKAGES
-    root = str(Path(source_dir).resolve()) + os.sep
-    for name in list(sys.modules):  # a forked worker may have inherited same-named modules from elsewhere
-        if name.split(".")[0] in tops:
-            file = getattr(sys.modules[name], "__file__", None) or ""
-            if not os.path.abspath(file).startswith(root):
-                del sys.modules[name]
+RUNTIME_PACKAGES = child.RUNTIME_PACKAGES
 
 
 def start_worker(source_dir: str) -> None:
-    """Everything a worker process does before it runs any candidate or target code (pool and fresh alike)."""
-    _prepare_path(source_dir)
-    pin_hypothesis_constants()
+    """Box this whole process (an interpreter of its own, e.g. the import check) behind the wall."""
+    child.prepare_path(source_dir)
     run_folder = Path(source_dir).parent
-    sandbox.trust(_run_fresh)
-    sandbox.enter_box(run_folder / "scratch", code_roots=(run_folder,))
-
-
-def _worker_main(conn: multiprocessing.connection.Connection, source_dir: str) -> None:
-    _output_to_log(Path(source_dir).parent / "logs")
-    start_worker(source_dir)
-    conn.send(("ready",))
-    while True:
-        try:
-            message = conn.recv()
-        except EOFError:
-            return
-        if message is None:
-            return
-        for reply in _run_batch(message, source_dir):
-            conn.send(reply)
-        conn.send(("done",))
-
-
-def _output_to_log(folder: Path) -> None:
-    """What candidates and targets print, and any traceback of the worker, goes to the run's log, not the console."""
-    folder.mkdir(parents=True, exist_ok=True)
-    log = os.open(folder / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
-
-
-def _run_batch(batch: Batch, source_dir: str) -> Iterator[tuple]:
-    from sabotage import switch
-
-    if batch.mutant is None:
-        yield from _run_runs(batch, source_dir)
-        return
-    mutant = batch.mutant
-    if mutant.fresh:
-        yield ("fresh", mutant.fresh)
-        yield from _run_fresh(batch, source_dir)
-        return
-    try:
-        module = importlib.import_module(mutant.module)
-        if not mutant.qualname:
-            raise switch.SwitchUnsafe("the patch is not about one function")
-        prepared = (switch.prepare_forced_fail(module, mutant.qualname) if mutant.forced
-                    else switch.prepare_switch(module, mutant.qualname, mutant.source, mutant.body_only))
-    except switch.MutantInvalid as exc:
-        yield ("invalid", str(exc))
-        return
-    except Exception as exc:  # noqa: BLE001 - SwitchUnsafe, or e.g. the original module does not import here
-        unsafe = isinstance(exc, switch.SwitchUnsafe)
-        yield ("fresh", str(exc) if unsafe else f"cannot switch in-process: {type(exc).__name__}: {exc}")
-        if not mutant.forced:
-            yield from _run_fresh(batch, source_dir)
-        return
-    if not mutant.forced:
-        with switch.switched_in(prepared):
-            yield from _run_runs(batch, source_dir)
-        return
-    for kind, index, outcome in _forced_runs(batch, prepared, source_dir):
-        yield kind, index, outcome
-
-
-def _forced_runs(batch: Batch, prepared, source_dir: str) -> Iterator[tuple]:
-    """The forced-fail proof: each run with the raising stand-in; one that passes is repeated on clean code
-    counting calls of the real target, which tells "never calls it" from "the switch did not take effect"."""
-    import sys as _sys
-
-    from sabotage import switch
-
-    for index, spec in enumerate(batch.runs):
-        before = switch.PROBE_CALLS[0]
-        with switch.switched_in(prepared):
-            _, _, outcome = next(_run_runs(replace(batch, runs=(spec,)), source_dir))
-        if outcome.status == "passed":
-            hook, counter = switch.count_calls(prepared.live.__code__)
-            previous = _sys.getprofile()
-            _sys.setprofile(hook)
-            try:
-                next(_run_runs(replace(batch, runs=(spec,)), source_dir))
-            finally:
-                _sys.setprofile(previous)
-            outcome = replace(outcome, probe_calls=switch.PROBE_CALLS[0] - before, clean_calls=counter[0])
-        yield "result", index, outcome
-
-
-def _run_runs(batch: Batch, source_dir: str) -> Iterator[tuple]:
-    for index, spec in enumerate(batch.runs):
-        sandbox.violations.clear()
-        try:
-            test = load_test(spec.test_file, spec.test_name)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - a test file that cannot load is an outcome
-            # A strategy expression runs when the file loads: what the box refused there makes it "sandbox".
-            outcome = boxed(RunOutcome("error", 0.0, type(exc).__name__,
-                                       f"cannot load {Path(spec.test_file).name}: {type(exc).__name__}: {exc}"))
-        else:
-            outcome = run_test(test, spec, source_dir)
-        yield ("result", index, outcome)
-        if outcome.status == "timeout" and batch.stop_after_timeout:
-            return
-
-
-def _run_fresh(batch: Batch, source_dir: str) -> Iterator[tuple]:
-    """Run the batch in new interpreters over a temporary copy of the source with the mutant written in.
-
-    An interpreter that hangs past its limit or dies costs the run it was on (timeout / died); the runs
-    after it go to a new interpreter, as the pool does with a lost worker.
-    """
-    mutant = batch.mutant
-    assert mutant is not None
-    with tempfile.TemporaryDirectory(prefix="drafter-fresh-") as tmp:
-        copy = Path(tmp) / "source"
-        shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__"))
-        (copy / mutant.file).write_text(mutant.source, encoding="utf-8")
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parent.parent),
-                                               os.environ.get("PYTHONPATH", "")]))
-        first = 0
-        while first < len(batch.runs):
-            runs = batch.runs[first:]
-            request = {"source_dir": str(copy), "module": mutant.module, "runs": [asdict(r) for r in runs]}
-            limit = FRESH_STARTUP + sum(r.budget + HARD_GRACE for r in runs)
-            try:
-                done = subprocess.run([sys.executable, "-m", "drafter.execute"], input=json.dumps(request),
-                                      capture_output=True, text=True, env=env, timeout=limit, cwd=tmp)
-                output, lost = done.stdout, RunOutcome("died", 0.0, error=(
-                    f"the fresh interpreter died (exit code {done.returncode}): {done.stderr.strip()[-300:]}"))
-            except subprocess.TimeoutExpired as exc:  # its output arrives as bytes even with text=True
-                output = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-                lost = None
-            answered = 0
-            for line in output.splitlines():
-                if line.startswith("{"):
-                    data = json.loads(line)
-                    if "invalid" in data:
-                        yield ("invalid", data["invalid"])
-                        return
-                    yield ("result", first + answered, RunOutcome(**data["outcome"]))
-                    answered += 1
-            if answered == len(runs):
-                return
-            budget = runs[answered].budget
-            yield ("result", first + answered, lost or RunOutcome(
-                "timeout", budget, error=f"the fresh interpreter was killed after {limit:.1f}s"))
-            first += answered + 1
-
-
-def _fresh_main() -> None:
-    """Entry of the fresh interpreter: JSON request on stdin, one JSON line per outcome on stdout."""
-    request = json.loads(sys.stdin.read())
-    start_worker(request["source_dir"])
-    try:
-        importlib.import_module(request["module"])
-    except BaseException as exc:  # noqa: BLE001 - a mutant that does not import is invalid
-        print(json.dumps({"invalid": f"mutated {request['module']} does not import: {type(exc).__name__}: {exc}"}))
-        return
-    batch = Batch(tuple(RunSpec(**r) for r in request["runs"]))
-    for _, _, outcome in _run_runs(batch, request["source_dir"]):
-        print(json.dumps({"outcome": asdict(outcome)}), flush=True)
+    sandbox.enter_box(run_folder / "scratch", wall_roots=child.read_roots(str(run_folder)))
 
 
 # ---------------------------------------------------------------- the parent side
@@ -271,27 +87,87 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class ProtocolError(ValueError):
+    """A child said something that is not a well-formed answer to what it was asked."""
+
+
+def outcome_from(data: object) -> RunOutcome:
+    """A RunOutcome from a child's JSON, every field checked for type and bounds; ProtocolError otherwise."""
+    if not isinstance(data, dict) or set(data) - {f.name for f in fields(RunOutcome)}:
+        raise ProtocolError("an outcome that is not an object of RunOutcome's fields")
+    values = {}
+    for field in fields(RunOutcome):
+        if field.name not in data:
+            continue
+        value, kind = data[field.name], field.type
+        if field.name == "status":
+            if value not in RUN_STATUSES:
+                raise ProtocolError(f"unknown status {str(value)[:40]!r}")
+        elif field.name in ("seconds", "body_seconds"):
+            if type(value) not in (int, float) or not math.isfinite(value) or value < -1:
+                raise ProtocolError(f"{field.name} is not a finite number")
+            value = float(value)
+        elif field.name in ("in_source", "in_target"):
+            if type(value) is not bool:
+                raise ProtocolError(f"{field.name} is not a boolean")
+        elif field.name in ("probe_calls", "clean_calls"):
+            if type(value) is not int or not -1 <= value < 2**53:
+                raise ProtocolError(f"{field.name} is not a count")
+        elif field.name == "lines":
+            if value is not None:
+                if not isinstance(value, list) or len(value) > 10**6 or any(
+                        type(n) is not int or not 0 < n < 10**9 for n in value):
+                    raise ProtocolError("lines is not a list of line numbers")
+                value = tuple(value)
+        elif field.name == "counterexample" and value is None:
+            pass
+        else:  # exc_type, error, counterexample, examples
+            limit = MAX_EXAMPLES_TEXT if field.name == "examples" else MAX_TEXT
+            if not isinstance(value, str) or len(value) > limit:
+                raise ProtocolError(f"{field.name} is not text of at most {limit:,} characters")
+        values[field.name] = value
+    if "status" not in values or "seconds" not in values:
+        raise ProtocolError("an outcome without status or seconds")
+    return RunOutcome(**values)
+
+
+def layers_from(data: object) -> tuple[str, ...]:
+    if not isinstance(data, list) or not all(
+            isinstance(x, str) and (x in KNOWN_LAYERS or x.startswith("landlock ABI ")) and len(x) < 20 for x in data):
+        raise ProtocolError("a wall that is not a list of known layers")
+    return tuple(data)
+
+
 @dataclass
 class _Slot:
     process: multiprocessing.process.BaseProcess
-    conn: multiprocessing.connection.Connection
+    requests: int  # our end: frames to the worker
+    results: int  # our end: frames from the worker (its own, and its child's relayed)
     ready: bool = False
     batch: int = -1  # index into the batches being run, -1 when idle
-    offset: int = 0  # index of the batch's first run sent to this worker
-    next_run: int = 0  # runs of the current assignment already answered
+    offset: int = 0  # index of the batch's first run sent to the current child
+    next_run: int = 0  # runs of the current child already answered
     deadline: float = 0.0
-    fresh: bool = False  # the current batch runs in fresh interpreters, each needing time to start
+    broken: str = ""  # why the current child's word is no longer taken
+    stopped: bool = False  # the current child stopped its batch after a timeout, as asked
 
 
 class WorkerPool:
-    """`jobs` worker processes running batches; use as a context manager."""
+    """`jobs` warm workers, each running one batch at a time in a fresh child; use as a context manager.
 
-    def __init__(self, source_dir: str | Path, jobs: int | None = None) -> None:
+    `modules`: target modules the workers import once, so that children inherit them. `wall` afterwards: the
+    layers the children stood behind (empty: no kernel wall on this platform, only the audit hook)."""
+
+    def __init__(self, source_dir: str | Path, jobs: int | None = None, modules: Sequence[str] = ()) -> None:
         self.source_dir = str(Path(source_dir).resolve())
         self.jobs = max(1, jobs or default_jobs())
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self.context = multiprocessing.get_context(method)
+        self.modules = tuple(dict.fromkeys(modules))
+        self.context = multiprocessing.get_context("fork")
         self.slots: list[_Slot] = []
+        self.wall: tuple[str, ...] | None = None  # None until a child has reported
+        self.children = 0
+        self.child_cpu = 0.0  # CPU seconds of all children, from the kernel's accounting
+        self.child_system_cpu = 0.0  # of which in the kernel (page copies after fork among them)
 
     def __enter__(self) -> WorkerPool:
         warm_unicode_tables()  # forked workers inherit them instead of building them each
@@ -300,99 +176,150 @@ class WorkerPool:
 
     def __exit__(self, *exc: object) -> None:
         for slot in self.slots:
-            try:
-                slot.conn.send(None)
-            except (OSError, ValueError):
-                pass
-        for slot in self.slots:
-            slot.process.join(timeout=2)
-            if slot.process.is_alive():
-                slot.process.kill()
-                slot.process.join()
-            slot.conn.close()
+            self._stop(slot)
         self.slots = []
 
     def _start(self) -> _Slot:
-        parent_end, child_end = self.context.Pipe()
-        process = self.context.Process(target=_worker_main, args=(child_end, self.source_dir), daemon=True)
+        to_worker, requests = os.pipe()
+        results, from_worker = os.pipe()
+        process = self.context.Process(target=child.worker_main, daemon=True,
+                                       args=(to_worker, from_worker, self.source_dir, self.modules))
         process.start()
-        child_end.close()
-        return _Slot(process, parent_end)
+        os.close(to_worker)
+        os.close(from_worker)
+        return _Slot(process, requests, results, deadline=time.monotonic() + WORKER_STARTUP)
+
+    def _stop(self, slot: _Slot) -> None:
+        try:
+            os.close(slot.requests)
+        except OSError:
+            pass  # the worker reads the end of its stream and leaves
+        slot.process.join(timeout=2)
+        if slot.process.is_alive():
+            slot.process.kill()  # its child dies with it (PR_SET_PDEATHSIG)
+            slot.process.join()
+        try:
+            os.close(slot.results)
+        except OSError:
+            pass
 
     def _replace(self, slot: _Slot) -> None:
         slot.process.kill()
-        slot.process.join()
-        slot.conn.close()
+        self._stop(slot)
         self.slots[self.slots.index(slot)] = self._start()
 
     def run(self, batches: Sequence[Batch]) -> Iterator[Event]:
-        """Yield events as they arrive; every run of every batch gets exactly one result or its batch an
-        "invalid" event (a batch that stops after a timeout leaves the rest of its runs without results)."""
+        """Yield events as they arrive; every run of every batch gets exactly one event (a batch that stops after
+        a timeout leaves the rest of its runs without one)."""
         pending: deque[tuple[int, int]] = deque((i, 0) for i, b in enumerate(batches) if b.runs)
         while pending or any(s.batch >= 0 for s in self.slots):
             for slot in self.slots:
                 if slot.ready and slot.batch < 0 and pending:
-                    index, offset = pending.popleft()
-                    batch = batches[index]
-                    slot.batch, slot.offset, slot.next_run, slot.fresh = index, offset, 0, False
-                    slot.conn.send(replace(batch, runs=batch.runs[offset:]))
-                    slot.deadline = time.monotonic() + batch.runs[offset].budget + HARD_GRACE
-            waiting = {slot.conn: slot for slot in self.slots if slot.batch >= 0 or not slot.ready}
-            busy = [s for s in self.slots if s.batch >= 0]
-            timeout = max(0.0, min(s.deadline for s in busy) - time.monotonic()) if busy else 1.0
-            for conn in multiprocessing.connection.wait(list(waiting), timeout=timeout):
-                slot = waiting[conn]
+                    self._send(slot, batches, *pending.popleft())
+            waiting = {slot.results: slot for slot in self.slots if slot.batch >= 0 or not slot.ready}
+            timeout = max(0.0, min(s.deadline for s in waiting.values()) - time.monotonic()) if waiting else 1.0
+            for fd in select.select(list(waiting), [], [], timeout)[0]:
+                slot = waiting[fd]
                 try:
-                    message = conn.recv()
-                except (EOFError, OSError):
-                    yield from self._lost(slot, batches, pending, "died")
+                    payload = frames.read_raw(fd)
+                except (frames.FrameError, OSError):
+                    payload = None
+                if payload is None:  # the worker itself died
+                    yield from self._lost(slot, batches, pending, {"signal": 0, "code": -1, "why": "worker died"})
                     continue
-                yield from self._receive(slot, message, batches)
+                yield from self._receive(slot, payload, batches, pending)
             now = time.monotonic()
             for slot in list(self.slots):
-                if slot.batch >= 0 and now > slot.deadline:
-                    yield from self._lost(slot, batches, pending, "timeout")
+                if now > slot.deadline and (slot.batch >= 0 or not slot.ready):
+                    yield from self._lost(slot, batches, pending, {"signal": 0, "code": -1, "why": "backstop"})
 
-    def _receive(self, slot: _Slot, message: tuple, batches: Sequence[Batch]) -> Iterator[Event]:
-        kind = message[0]
-        if kind == "ready":
-            slot.ready = True
+    def _send(self, slot: _Slot, batches: Sequence[Batch], index: int, offset: int) -> None:
+        batch = batches[index]
+        runs = batch.runs[offset:]
+        limit = sum(backstop(r.budget + child.HARD_GRACE) for r in runs) + backstop(child.CHILD_STARTUP_CPU)
+        request = {"runs": [asdict(r) for r in runs],
+                   "mutants": [None if m is None else asdict(m) for m in batch.mutants[offset:]],
+                   "stop_after_timeout": batch.stop_after_timeout, "backstop": limit}
+        slot.batch, slot.offset, slot.next_run, slot.broken, slot.stopped = index, offset, 0, "", False
+        slot.deadline = time.monotonic() + limit + 30.0
+        frames.write(slot.requests, request)
+
+    def _receive(self, slot: _Slot, payload: bytes, batches: Sequence[Batch], pending: deque) -> Iterator[Event]:
+        tag, body = payload[:1], payload[1:]
+        try:
+            message = frames.decode(body)
+        except frames.FrameError as exc:
+            message = {"kind": f"unreadable: {exc}"}
+        if tag == child.WORKER_TAG:
+            if message.get("kind") == "ready":
+                slot.ready = True
+                slot.deadline = 0.0
+            elif message.get("kind") == "exit" and slot.batch >= 0:
+                self.children += 1
+                self.child_cpu += float(message.get("cpu", 0.0))
+                self.child_system_cpu += float(message.get("system_cpu", 0.0))
+                yield from self._child_ended(slot, message, batches, pending)
             return
-        batch = batches[slot.batch]
-        if kind == "done":
-            slot.batch = -1
-        elif kind == "invalid":
-            yield Event("invalid", slot.batch, reason=message[1])
-        elif kind == "fresh":
-            slot.fresh = True
-            remaining = batch.runs[slot.offset:]
-            slot.deadline = time.monotonic() + FRESH_STARTUP + 2 * sum(r.budget + HARD_GRACE for r in remaining)
-            yield Event("fresh", slot.batch, reason=message[1])
-        elif kind == "result":
-            run = slot.offset + message[1]
-            slot.next_run = message[1] + 1
-            yield Event("result", slot.batch, run, message[2])
-            following = slot.offset + slot.next_run
-            if following < len(batch.runs):
-                slack = batch.runs[following].budget + HARD_GRACE + (FRESH_STARTUP if slot.fresh else 0.0)
-                slot.deadline = max(slot.deadline, time.monotonic() + slack)
+        if slot.batch < 0 or slot.broken:
+            return
+        try:
+            yield from self._child_said(slot, message, batches[slot.batch])
+        except ProtocolError as exc:
+            slot.broken = str(exc)
 
-    def _lost(self, slot: _Slot, batches: Sequence[Batch], pending: deque, why: str) -> Iterator[Event]:
-        """The worker hung past its budget or died: its current run gets that outcome, the rest is requeued."""
-        index, run = slot.batch, slot.offset + slot.next_run
-        exitcode = slot.process.exitcode
-        self._replace(slot)
+    def _child_said(self, slot: _Slot, message: object, batch: Batch) -> Iterator[Event]:
+        if not isinstance(message, dict):
+            raise ProtocolError("a frame that is not an object")
+        kind = message.get("kind")
+        if kind == "walled":
+            layers = layers_from(message.get("layers"))
+            self.wall = layers if self.wall is None else tuple(x for x in self.wall if x in layers)
+            return
+        run = message.get("run")
+        if kind not in ("result", "invalid", "fresh") or type(run) is not int or run != slot.next_run or (
+                slot.offset + run >= len(batch.runs)):
+            raise ProtocolError(f"an answer out of turn ({str(kind)[:20]}, run {str(run)[:10]})")
+        slot.next_run += 1
+        if kind == "result":
+            outcome = outcome_from(message.get("outcome"))
+            slot.stopped = outcome.status == "timeout" and batch.stop_after_timeout
+            yield Event("result", slot.batch, slot.offset + run, outcome)
+            return
+        reason = message.get("reason")
+        if not isinstance(reason, str) or not batch.mutants or batch.mutants[slot.offset + run] is None:
+            raise ProtocolError(f"{kind} without a reason or a mutant")
+        yield Event(kind, slot.batch, slot.offset + run, reason=reason[:MAX_TEXT])
+
+    def _child_ended(self, slot: _Slot, message: dict, batches: Sequence[Batch], pending: deque) -> Iterator[Event]:
+        batch = batches[slot.batch]
+        if not slot.broken and (slot.stopped or slot.offset + slot.next_run >= len(batch.runs)):
+            slot.batch = -1
+            return
+        yield from self._lost(slot, batches, pending, message)
+
+    def _lost(self, slot: _Slot, batches: Sequence[Batch], pending: deque, ended: dict) -> Iterator[Event]:
+        """The child hung past the backstop, ran out of CPU, died or lied (or its worker died): the run it was on
+        gets that outcome, the rest is requeued in a fresh child."""
+        index, run, broken = slot.batch, slot.offset + slot.next_run, slot.broken
+        slot.batch = -1
+        if ended.get("why") in ("worker died", "backstop"):
+            self._replace(slot)
         if index < 0:  # died while idle or starting
             return
         batch = batches[index]
-        if why == "timeout":
-            outcome = RunOutcome("timeout", batch.runs[run].budget, error=f"killed after {batch.runs[run].budget:.1f}s")
+        run = min(run, len(batch.runs) - 1)
+        budget = batch.runs[run].budget
+        signal_number, why = ended.get("signal", 0), str(ended.get("why", ""))
+        out_of_cpu = signal_number == signal.SIGXCPU or (
+            signal_number == signal.SIGKILL and float(ended.get("cpu", 0.0)) >= budget)
+        if broken:
+            outcome = RunOutcome("died", 0.0, error=f"the child broke the protocol: {broken}")
+        elif why in ("backstop", "cpu") or out_of_cpu:
+            what = "the wall-clock backstop" if why == "backstop" else "its CPU limit"
+            outcome = RunOutcome("timeout", budget, error=f"over the budget of {budget:.1f} CPU s (ended by {what})")
         else:
-            outcome = RunOutcome("died", 0.0, error=f"the worker process died (exit code {exitcode})")
+            cause = f"killed by signal {signal_number}" if signal_number else f"exit code {ended.get('code')}"
+            outcome = RunOutcome("died", 0.0, error=f"the child process died ({cause}{': ' + why if why else ''})")
         yield Event("result", index, run, outcome)
-        if run + 1 < len(batch.runs) and not (why == "timeout" and batch.stop_after_timeout):
+        if run + 1 < len(batch.runs) and not (outcome.status == "timeout" and batch.stop_after_timeout):
             pending.appendleft((index, run + 1))
-
-
-if __name__ == "__main__":
-    _fresh_main()

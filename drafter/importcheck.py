@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from drafter.execute import RUNTIME_PACKAGES
+from drafter.child import RUNTIME_PACKAGES
 
 IMPORT_BUDGET_SECONDS = 20.0  # per module, on top of the child's own start
 CHILD_STARTUP_SECONDS = 30.0

@@ -52,68 +52,70 @@ def build_kill_matrix(
 
     test_seconds = 0.0
     notes: list[str] = []
-    with WorkerPool(source_dir, jobs) as pool:
+    modules = sorted({target.split(":")[0] for target in by_target} | {m.module for m in mutants})
+    with WorkerPool(source_dir, jobs, modules=modules) as pool:
         # The proof, per candidate: a stand-in that raises on every call must make it fail.
-        targets = sorted(by_target)
-        proof = [Batch(tuple(spec(i, c) for i, c in by_target[t]), _forced(t)) for t in targets]
+        proved = [(t, i, c) for t in sorted(by_target) for i, c in by_target[t]]
+        proof = [Batch((spec(i, c),), (_forced(t),)) for t, i, c in proved]
         vacuous: dict[str, str] = {}
         switch_ignored: dict[str, str] = {}
         for event in pool.run(proof):
-            target = targets[event.batch]
+            target, item, _ = proved[event.batch]
             if event.kind == "fresh":
-                notes.append(f"switch proof skipped for {target}: {event.reason}; its mutants run in fresh processes")
+                note = f"switch proof skipped for {target}: {event.reason}; its mutants run in fresh processes"
+                if note not in notes:
+                    notes.append(note)
             elif event.kind == "result" and event.outcome is not None:
                 test_seconds += event.outcome.seconds
-                candidate = by_target[target][event.run][0].candidate_id
                 verdict = _proof(event.outcome)
                 if verdict == "switch_ignored":
-                    switch_ignored[target] = (f"{candidate} called {target} but never met the forced-fail stand-in: "
-                                              "the in-process switch does not reach this target")
+                    switch_ignored[target] = (f"{item.candidate_id} called {target} but never met the forced-fail "
+                                              "stand-in: the in-process switch does not reach this target")
                 elif verdict:
-                    vacuous[candidate] = verdict
+                    vacuous[item.candidate_id] = verdict
         for target, why in sorted(switch_ignored.items()):
             notes.append(f"{why}; its mutants run in fresh processes")
         by_target = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
 
         results: dict[tuple[int, int], KillResult] = {}
-        # pairs[i]: the opponents of mutant i that run; the others are decided here without running.
-        pairs: list[list[tuple[Rendered, Soundness]]] = []
-        slots: list[list[int]] = []  # slots[i][run]: that opponent's place among all opponents of mutant i
+        specs = [_mutant_spec(m, switch_ignored.get(m.target, "")) for m in mutants]
+        # One batch per candidate (all its mutants, in one fresh child); a mutant that needs a copy of the source
+        # gets a child of its own per candidate. keys[b][r]: (mutant index, place among its opponents).
+        work: dict[str, list[tuple[RunSpec, MutantSpec, tuple[int, int], str]]] = {}
+        alone: list[tuple[RunSpec, MutantSpec, tuple[int, int], str]] = []
         for index, mutant in enumerate(mutants):
-            pairs.append([]), slots.append([])
             for place, (item, clean) in enumerate(_opponents(mutant, by_target)):
                 why = _not_reached(mutant, clean, max_examples)
                 if why:
                     results[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
-                else:
-                    pairs[index].append((item, clean))
-                    slots[index].append(place)
-        batches = [Batch(tuple(spec(i, c) for i, c in opp), _mutant_spec(m, switch_ignored.get(m.target, "")))
-                   for m, opp in zip(mutants, pairs)]
-        invalid: set[int] = set()  # the workers find them: compiling every module here would be serial work
-        total = len(results) + sum(len(b.runs) for b in batches)
+                    continue
+                entry = (spec(item, clean), specs[index], (index, place), item.candidate_id)
+                (alone.append(entry) if specs[index].fresh else work.setdefault(item.candidate_id, []).append(entry))
+        groups = [entries for _, entries in sorted(work.items())] + [[entry] for entry in alone]
+        invalid: set[int] = set()  # the children find them: compiling every module here would be serial work
+        total = len(results) + sum(len(g) for g in groups)
         body_seconds = 0.0
         fresh: dict[str, str] = {}
-        timed_out: list[tuple[int, int]] = []
+        timed_out: list[tuple[RunSpec, MutantSpec, tuple[int, int], str]] = []
+        again: list[tuple[RunSpec, MutantSpec, tuple[int, int], str]] = []
 
-        def record(events, keys) -> None:
+        def run(groups) -> None:
             nonlocal test_seconds, body_seconds
-            for event in events:
-                index, run = keys(event)
-                mutant = mutants[index]
+            batches = [Batch(tuple(e[0] for e in g), tuple(e[1] for e in g)) for g in groups]
+            for event in pool.run(batches):
+                run_spec, mutant_spec, key, candidate = groups[event.batch][event.run]
+                mutant = mutants[key[0]]
                 if event.kind == "invalid":
-                    invalid.add(index)
+                    invalid.add(key[0])
                 elif event.kind == "fresh":
                     fresh[mutant.id] = event.reason
+                    again.append((run_spec, replace(mutant_spec, fresh=event.reason), key, candidate))
                 elif event.outcome is not None:
                     outcome = event.outcome
                     test_seconds += outcome.seconds
                     body_seconds += max(outcome.body_seconds, 0.0)
-                    candidate = pairs[index][run][0].candidate_id
-                    key = (index, slots[index][run])
-                    first_timeout = outcome.status == "timeout" and key not in results
-                    if first_timeout:
-                        timed_out.append((index, run))
+                    if outcome.status == "timeout" and key not in results:
+                        timed_out.append(groups[event.batch][event.run])
                     elif outcome.status == "timeout":
                         outcome = replace(outcome, error=f"timed out twice: {outcome.error}")
                     results[key] = KillResult(
@@ -121,13 +123,13 @@ def build_kill_matrix(
                     if on_progress:
                         on_progress(len(results), total)
 
-        record(pool.run(batches), lambda event: (event.batch, event.run))
-        # A timeout on a loaded machine is not a kill: once the matrix is done, each is run again alone (one
-        # at a time, the other workers idle) with twice its budget, and only a repeated timeout counts.
-        for index, run in [(i, r) for i, r in timed_out if i not in invalid]:
-            first = batches[index].runs[run]
-            again = Batch((replace(first, budget=2 * first.budget),), batches[index].mutant)
-            record(pool.run([again]), lambda event, key=(index, run): key)
+        run(groups)
+        while again:  # mutants the live switch could not put in place: each in a copy of the source
+            pending, again[:] = list(again), []
+            run([[entry] for entry in pending])
+        # A timeout is not a kill until it repeats: each is run again alone with twice its CPU budget.
+        retry = [(replace(s, budget=2 * s.budget), m, key, c) for s, m, key, c in timed_out if key[0] not in invalid]
+        run([[entry] for entry in retry])
     ordered = tuple(results[key] for key in sorted(results) if key[0] not in invalid)
     return KillMatrix(
         results=ordered,

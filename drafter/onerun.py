@@ -29,7 +29,7 @@ class RunSpec:
     seed: int
     max_examples: int
     shrink: bool
-    budget: float  # seconds
+    budget: float  # CPU seconds of the process running it
     target: str = ""  # qualname of the function under test: an exception out of it is the target crashing
     trace: str = ""  # "module:qualname" whose executed lines the run records (RunOutcome.lines)
     time_body: bool = False  # measure the time inside the test body itself (for benches)
@@ -40,7 +40,7 @@ class RunSpec:
 @dataclass(frozen=True)
 class RunOutcome:
     status: str  # one of RUN_STATUSES
-    seconds: float  # time inside the Hypothesis run
+    seconds: float  # CPU time inside the Hypothesis run (this process's, all its threads)
     exc_type: str = ""
     error: str = ""
     counterexample: str | None = None  # Hypothesis's note naming the failing example
@@ -171,7 +171,7 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
     from hypothesis.internal.entropy import deterministic_PRNG
 
     inner = test.hypothesis.inner_test
-    start = time.perf_counter()
+    start = time.process_time()
     sandbox.violations.clear()
     with _soft_timer(spec.budget) as timer:
         try:
@@ -185,15 +185,15 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
                 return _over_budget(spec, start)
             if isinstance(exc, HypothesisException):
                 return None
-            outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
+            outcome = _classify(exc, time.process_time() - start, Path(source_root), body, spec.target)
             outcome = replace(outcome, counterexample=f"replayed example: args={args!r}, kwargs={kwargs!r}"[:2000])
         else:
-            outcome = RunOutcome("passed", time.perf_counter() - start)
+            outcome = RunOutcome("passed", time.process_time() - start)
     return boxed(outcome)
 
 
 def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
-    start = time.perf_counter()
+    start = time.process_time()
     sandbox.violations.clear()
     with _soft_timer(spec.budget) as timer:
         try:
@@ -203,14 +203,14 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
             if timer.fired:
                 return _over_budget(spec, start)
-            outcome = _classify(exc, time.perf_counter() - start, Path(source_root), body, spec.target)
+            outcome = _classify(exc, time.process_time() - start, Path(source_root), body, spec.target)
         else:
-            outcome = RunOutcome("passed", time.perf_counter() - start)
+            outcome = RunOutcome("passed", time.process_time() - start)
     return boxed(outcome)
 
 
 def _over_budget(spec: RunSpec, start: float) -> RunOutcome:
-    return RunOutcome("timeout", time.perf_counter() - start, error=f"over the budget of {spec.budget:.1f}s")
+    return RunOutcome("timeout", time.process_time() - start, error=f"over the budget of {spec.budget:.1f} CPU s")
 
 
 def boxed(outcome: RunOutcome) -> RunOutcome:
@@ -284,7 +284,9 @@ def _traceback_codes(exc: BaseException) -> list[types.CodeType]:
 
 
 class _soft_timer:
-    """SIGALRM raises _OverBudget inside the test; a hung C call is left to the hard kill."""
+    """SIGPROF after `seconds` of this process's CPU time raises _OverBudget inside the test, and SIGALRM after a
+    generous wall-clock backstop against sleeps (WALL_FACTOR x the budget); a hung C call is left to the kernel's
+    CPU limit. CPU time is the verdict's clock: a loaded machine slows a run down without using up its budget."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -294,23 +296,36 @@ class _soft_timer:
         self.fired = False
         if self.usable:
             self.started = time.monotonic()
-            self.previous_handler = signal.signal(signal.SIGALRM, self._fire)
-            self.previous_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds)[0]
+            self.previous = {}
+            for which, signum, seconds in ((signal.ITIMER_PROF, signal.SIGPROF, self.seconds),
+                                           (signal.ITIMER_REAL, signal.SIGALRM, backstop(self.seconds))):
+                handler = signal.signal(signum, self._fire)
+                self.previous[which] = (signum, handler, signal.setitimer(which, seconds)[0])
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.usable:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous_handler)
-            if self.previous_timer:  # someone else's alarm (pytest-timeout) keeps running
-                left = self.previous_timer - (time.monotonic() - self.started)
-                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+            for which, (signum, handler, left) in self.previous.items():
+                signal.setitimer(which, 0)
+                signal.signal(signum, handler)
+                if left and which == signal.ITIMER_REAL:  # someone else's alarm (pytest-timeout) keeps running
+                    signal.setitimer(which, max(left - (time.monotonic() - self.started), 0.001))
 
     def _fire(self, signum: int, frame: object) -> None:
         # Whatever the run raises after this is the interruption's doing: Hypothesis, interrupted while it
         # records a test case, raises FlakyStrategyDefinition from its own `finally` in place of _OverBudget.
+        if self.fired:
+            return
         self.fired = True
         raise _OverBudget()
+
+
+WALL_FACTOR, WALL_SLACK = 10.0, 5.0  # the wall-clock backstop against sleeps: generous, never the verdict's clock
+
+
+def backstop(budget: float) -> float:
+    """Wall-clock seconds a run of `budget` CPU seconds may take before it counts as over budget anyway."""
+    return WALL_FACTOR * budget + WALL_SLACK
 
 
 def _in_main_thread() -> bool:

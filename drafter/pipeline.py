@@ -40,7 +40,7 @@ from drafter.runfolder import (
     write_json,
     write_text,
 )
-from drafter.soundness import check_soundness
+from drafter.soundness import check_soundness, wall_warnings
 from sabotage.cache import MutantCache
 from sabotage.known_bad import drop_operator_duplicates, load_known_bad
 from sabotage.mutants import mutants_for_all
@@ -438,6 +438,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
         checks = check_soundness(
             list(rendered.values()), run_dir, source_dir, seeds=settings.seeds, max_examples=settings.max_examples,
             jobs=settings.jobs, budget_seconds=settings.budget, on_progress=lambda _id: reporter.advance(),
+            on_wall=lambda layers: warnings.extend(wall_warnings(layers)),
         )
     for check in checks:
         sound_now = check.status == "sound"

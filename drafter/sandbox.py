@@ -3,6 +3,7 @@ environment. A worker runs only candidates and the target, so anything the hook 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import resource
@@ -13,7 +14,7 @@ from pathlib import Path
 # Events a worker never needs: new processes, foreign code, the network.
 REFUSED_EVENTS = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-    "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.connect", "socket.bind",
+    "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.__new__", "socket.connect", "socket.bind",
     "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "signal.pthread_kill", "webbrowser.open",
     "resource.setrlimit", "resource.prlimit",  # the box's own limits are set before its hook is installed
 }
@@ -37,50 +38,25 @@ ADDRESS_SPACE_HEADROOM = 8 * 2**30  # on top of what the worker already maps (a 
 
 violations: list[str] = []  # what the hook refused during the current run; onerun resets it per run
 _allowed: tuple[str, ...] = ()
-_run_roots: tuple[str, ...] = ()  # where candidate and target code lives
+_readable: tuple[str, ...] = ()  # with a wall: where it lets the process read (the hook names a read elsewhere)
 
 
 class SandboxViolation(PermissionError):
     """Raised inside a boxed worker for a refused action; the run it happens in ends with status `sandbox`."""
 
 
-_trusted_codes: set = set()  # engine functions that may start processes and write temporary copies
-
-
-def trust(function) -> None:
-    """Let `function` (engine code, e.g. the fresh-interpreter fallback) do what the box refuses."""
-    _trusted_codes.add(function.__code__)
-
-
-def _engine_call() -> bool:
-    """A trusted engine function is on the stack and no code of the run folder or SRC is called from it."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_code in _trusted_codes:
-            return True
-        if _inside_run(frame.f_code.co_filename):
-            return False
-        frame = frame.f_back
-    return False
-
-
-def _inside_run(filename: str) -> bool:
-    return bool(_run_roots) and any(filename.startswith(root) for root in _run_roots)
-
-
 def _refuse(what: str) -> None:
-    if _trusted_codes and _engine_call():
-        return
     violations.append(what)
     raise SandboxViolation(f"drafter sandbox: {what} is not allowed in candidate code")
 
 
-def _inside(path) -> bool:
+def _inside(path, roots: tuple[str, ...] | None = None) -> bool:
     try:
         resolved = os.path.realpath(os.fsdecode(path))
     except (TypeError, ValueError):
         return False
-    return resolved == os.devnull or any(resolved == root or resolved.startswith(root + os.sep) for root in _allowed)
+    return resolved == os.devnull or any(resolved == root or resolved.startswith(root + os.sep)
+                                         for root in (_allowed if roots is None else roots))
 
 
 def _sqlite_file(name) -> str | None:
@@ -118,6 +94,8 @@ def _hook(event: str, args: tuple) -> None:
         writes = (isinstance(flags, int) and flags & WRITE_FLAGS) or (isinstance(mode, str) and set(mode) & set("wax+"))
         if writes and not _inside(path):
             _refuse(f"writing {os.fsdecode(path)}")
+        elif not writes and _readable and not _inside(path, _readable) and not _inside(path):
+            _refuse(f"reading {os.fsdecode(path)}")  # the wall refuses it too; this names it
     elif event in REFUSED_EVENTS or event.startswith("os.exec") or event.startswith("os.spawn"):
         _refuse(event)
     elif event == "import" and args[0].partition(".")[0] in REFUSED_IMPORTS:
@@ -207,27 +185,10 @@ def _mapped_bytes() -> int:
         return 0
 
 
-CLONE_NEWNET = 0x40000000
-
-
-def _leave_network() -> bool:
-    """A network namespace of this process's own (only a loopback that is down), where the platform allows:
-    root on Linux. Elsewhere the audit hook alone refuses sockets."""
-    if sys.platform != "linux" or os.geteuid() != 0:
-        return False
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.unshare(CLONE_NEWNET) == 0
-    except (OSError, AttributeError):
-        return False
-
-
 PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Have the kernel kill this process when the drafter process that started it dies, even by SIGKILL: a worker
     stuck in candidate code (a loop in C, a module sleeping at import) must not outlive its run."""
     if sys.platform != "linux":
@@ -243,12 +204,11 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
-    """Limits, a scrubbed environment and the audit hook, for the rest of this process's life.
-
-    `code_roots`: folders of candidate and target code, whose frames are never trusted."""
-    global _allowed, _run_roots
-    _run_roots = tuple(os.path.realpath(p) + os.sep for p in code_roots)
+def enter_box(scratch: Path, *, cpu_seconds: float | None = None, wall_roots: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Limits (CPU seconds among them), a scrubbed environment, the kernel wall (reads under `wall_roots`, writes
+    only in `scratch`) and the audit hook, for the rest of this process's life; returns the wall's layers (empty:
+    this platform offers none, only the hook stands)."""
+    global _allowed, _readable
     scratch.mkdir(parents=True, exist_ok=True)
     for name in [n for n in os.environ if SECRET_NAME.search(n)]:
         del os.environ[name]
@@ -256,19 +216,28 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     import tempfile
 
     tempfile.tempdir = str(scratch)
-    for limit, wanted in {**LIMITS, resource.RLIMIT_AS: _mapped_bytes() + ADDRESS_SPACE_HEADROOM}.items():
+    wanted_limits = {**LIMITS, resource.RLIMIT_AS: _mapped_bytes() + ADDRESS_SPACE_HEADROOM}
+    if cpu_seconds is not None:  # the kernel's SIGXCPU at the soft limit, SIGKILL at the hard one
+        wanted_limits[resource.RLIMIT_CPU] = math.ceil(cpu_seconds)
+    for limit, wanted in wanted_limits.items():
         soft, hard = resource.getrlimit(limit)
         value = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if limit == resource.RLIMIT_CPU:
+            hard = value + 2
         try:
             resource.setrlimit(limit, (value, hard))
         except (ValueError, OSError):
             pass  # a platform that refuses a limit still gets the hook
-    _leave_network()
-    _die_with_parent()
-    from hypothesis.configuration import storage_directory
+    die_with_parent()
+    _allowed = (os.path.realpath(scratch),)
+    layers = ()
+    if wall_roots:
+        import wall
 
-    storage = storage_directory(intent_to_write=False).home_directory  # the run folder's, in a pipeline run
-    _allowed = tuple(os.path.realpath(p) for p in (scratch, storage))
+        layers = wall.enclose(wall_roots, (str(scratch),), (os.devnull,))
+        _readable = tuple(os.path.realpath(root) for root in wall_roots) if layers else ()
+        for name in [n for n in sys.modules if n in ("ctypes", "_ctypes") or n.startswith(("ctypes.", "wall"))]:
+            del sys.modules[name]  # importing them again is an import the hook refuses
     _replace_unaudited_makers()
     _replace_sqlite_connect()
     if _RefusedImports not in sys.meta_path:
@@ -276,3 +245,4 @@ def enter_box(scratch: Path, code_roots: tuple[Path, ...] = ()) -> None:
     if _hook not in getattr(sys, "_drafter_hooks", ()):
         sys.addaudithook(_hook)
         sys._drafter_hooks = (_hook,)  # type: ignore[attr-defined]
+    return layers

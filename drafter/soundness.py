@@ -23,12 +23,13 @@ def check_soundness(
     budget_multiplier: float = 10.0,
     budget_floor: float = 2.0,
     on_progress: Callable[[str], None] | None = None,
+    on_wall: Callable[[tuple[str, ...]], None] | None = None,
 ) -> list[Soundness]:
     """One Soundness per rendered candidate, in input order.
 
-    Each candidate runs once per seed 0..seeds-1: seed 0 within budget_seconds (the cap), the others within
-    budget_multiplier x its seed-0 time (at least budget_floor, at most the cap), so one hanging candidate
-    costs its own budget, not the stage's. All pass: sound. All fail:
+    Each candidate runs once per seed 0..seeds-1, in fresh processes of its own: seed 0 within budget_seconds (the
+    cap), the others within budget_multiplier x its seed-0 time (at least budget_floor, at most the cap), all in
+    CPU seconds, so one hanging candidate costs its own budget, not the stage's, and machine load none. All pass: sound. All fail:
     unsound, with the shrunk failing example of the first failing seed. Some pass, some fail, or
     Hypothesis calls it flaky: flaky. Cannot run: error. Over budget: timeout.
     """
@@ -46,7 +47,7 @@ def check_soundness(
     # failing candidate, so an unsound candidate costs little and still gets a minimal counterexample.
     by_run: list[dict[int, RunOutcome]] = [{} for _ in rendered]
     shrunk: dict[int, RunOutcome] = {}
-    with WorkerPool(source_dir, jobs) as pool:
+    with WorkerPool(source_dir, jobs, modules=[item.target.split(":")[0] for item in rendered]) as pool:
         for event in pool.run([Batch((spec(item, 0, False),)) for item in rendered]):
             assert event.outcome is not None
             by_run[event.batch][0] = event.outcome
@@ -65,6 +66,8 @@ def check_soundness(
         for event in pool.run(shrink_batches):
             assert event.outcome is not None
             shrunk[order[event.batch]] = event.outcome
+    if on_wall is not None and pool.wall is not None:
+        on_wall(pool.wall)
     results = []
     for index, item in enumerate(rendered):
         result = _soundness(item.candidate_id, outcomes[index], shrunk.get(index), max_examples)
@@ -72,6 +75,18 @@ def check_soundness(
         if on_progress:
             on_progress(f"{item.candidate_id}: {result.status}")
     return results
+
+
+def wall_warnings(layers: tuple[str, ...]) -> list[str]:
+    """What a run's report says when candidates stood behind less than the whole wall (docs/isolation.md)."""
+    # A network namespace needs root; without one, seccomp's refusal of socket() keeps the network out.
+    missing = [name for name, present in (("Landlock", any(x.startswith("landlock") for x in layers)),
+                                          ("seccomp", "seccomp" in layers)) if not present]
+    if not missing:
+        return []
+    have = " + ".join(layers) if layers else "no kernel wall at all"
+    return [f"isolation: candidates ran behind {have}; this platform offers no {', no '.join(missing)} "
+            "(the audit hook still stands; see docs/isolation.md)"]
 
 
 def _first_seed_failing(runs: list[RunOutcome]) -> int | None:

@@ -3,7 +3,7 @@
 It starts from the gate's own interpreter with a scrubbed environment in a private temporary folder, under a budget
 (CPU seconds, address space, file size, open files), imports production code from a copy of the patched tree
 without its oracle surface, and raises two fences before any of it runs: a kernel wall where Linux offers Landlock
-(gate.wall) and an audit hook. Both allow reads only from that copy, the interpreter's own library folders and the
+(wall) and an audit hook. Both allow reads only from that copy, the interpreter's own library folders and the
 temporary folder, and writes only to that folder; the hook also refuses processes, sockets, ctypes and walks of the
 garbage collector. The hook is a tripwire inside one interpreter; what it refuses is reported to the gate and
 blocks. The wall is what holds when code gets past the hook.
@@ -291,12 +291,12 @@ def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
 
 
 def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
-    """The kernel wall (gate.wall) where there is one; then ctypes leaves sys.modules, so importing it again is an
+    """The kernel wall (wall) where there is one; then ctypes leaves sys.modules, so importing it again is an
     import the hook refuses."""
-    from gate import wall
+    import wall
 
     built = wall.build(read_roots + ("/dev/urandom", f"/proc/{os.getpid()}"), scratch, (os.devnull,))
-    for name in [n for n in sys.modules if n in ("ctypes", "_ctypes", "gate.wall") or n.startswith("ctypes.")]:
+    for name in [n for n in sys.modules if n in ("ctypes", "_ctypes") or n.startswith(("ctypes.", "wall"))]:
         del sys.modules[name]
     return built
 

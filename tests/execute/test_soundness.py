@@ -21,11 +21,13 @@ def test_each_status_is_told_apart(kit, pkg, tmp_path):
         kit.rendered(run, name, "double", "never", "assume(False)\nassert double(x)"),
         # Fails on the third run in this process whatever the seed: seeds disagree.
         kit.rendered(run, name, "double", "counter", "pass", imports="RUNS = []\n"),
-        kit.rendered(run, name, "double", "slow", "import time\ntime.sleep(5)"),
+        kit.rendered(run, name, "double", "slow", "while True:\n    pass"),
+        # Asleep: no CPU used, ended by the wall-clock backstop (10 x the budget + 5 s), a timeout too.
+        kit.rendered(run, name, "double", "asleep", "import time\ntime.sleep(600)"),
         # Code that turns the interruption into an error of its own (as Hypothesis does when the budget
         # interrupts it while it records a test case) is still over the budget, not a failure.
         kit.rendered(run, name, "double", "wraps_interrupt",
-                     "import time\nif not NAPS:\n    NAPS.append(x)\n    try:\n        time.sleep(5)\n"
+                     "if not NAPS:\n    NAPS.append(x)\n    try:\n        while True:\n            pass\n"
                      "    except BaseException as exc:\n        raise ValueError('wrapped') from exc",
                      imports="NAPS = []\n"),
     ]
@@ -44,7 +46,8 @@ def test_each_status_is_told_apart(kit, pkg, tmp_path):
     assert status["never"].status == "error"
     assert status["counter"].status == "flaky", status["counter"]
     assert "seeds disagree" in status["counter"].detail
-    assert status["slow"].status == "timeout"
+    assert status["slow"].status == "timeout" and "CPU" in status["slow"].detail
+    assert status["asleep"].status == "timeout"
     assert status["wraps_interrupt"].status == "timeout", status["wraps_interrupt"]
     assert kit.tree_hash(source) == before
     assert not list(source.rglob("__pycache__"))
@@ -172,7 +175,9 @@ def test_body_time_is_the_time_inside_bodies_and_the_recorded_lines_are_the_trac
         def nap(x):
             if x < 0:
                 return -1
-            time.sleep(0.002)
+            start = time.process_time()
+            while time.process_time() - start < 0.002:
+                pass
             return x
     """)
     path = kit.write(tmp_path / "t.py", """
@@ -194,6 +199,6 @@ def test_body_time_is_the_time_inside_bodies_and_the_recorded_lines_are_the_trac
         sys.path.remove(str(source))
         sys.modules.pop("timed_mod", None)
     assert out.status == "passed" and 20 * 0.002 <= out.body_seconds <= out.seconds
-    assert out.lines == (6, 8, 9)  # never line 7: no negative x is drawn
+    assert out.lines == (6, 8, 9, 10, 11)  # never line 7: no negative x is drawn
     assert plain.lines is None and plain.body_seconds == -1.0
     assert load_test(path, "test_naps").hypothesis.inner_test.__name__ == "test_naps"  # the wrapper is gone again

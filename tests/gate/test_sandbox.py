@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gate import wall
+import wall
 
 GEOMETRY = '''
 import os, sys, time

@@ -49,7 +49,7 @@ def abi() -> int:
                                ctypes.c_uint32(RULESET_VERSION)))
 
 
-def build(read_roots: tuple[str, ...], write_root: str, read_write_files: tuple[str, ...] = ()) -> str:
+def build(read_roots: tuple[str, ...], write_root: str | tuple[str, ...], read_write_files: tuple[str, ...] = ()) -> str:
     """Restrict this process; returns what now holds ("landlock ABI N") or "" where the kernel offers nothing (not
     Linux, too old, or a seccomp profile that forbids it): then only the audit hook stands."""
     libc, version = _libc(), abi()
@@ -67,7 +67,8 @@ def build(read_roots: tuple[str, ...], write_root: str, read_write_files: tuple[
             _allow(syscall, ruleset, root, READ_FILE | READ_DIR, fs)
         for path in read_write_files:
             _allow(syscall, ruleset, path, READ_FILE | WRITE_FILE, fs)
-        _allow(syscall, ruleset, write_root, fs & ~EXECUTE, fs)
+        for root in (write_root,) if isinstance(write_root, str) else write_root:
+            _allow(syscall, ruleset, root, fs & ~EXECUTE, fs)
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or syscall(
                 ctypes.c_long(RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
             return ""
