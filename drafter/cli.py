@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from contextlib import nullcontext
+from functools import partial
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
@@ -108,6 +109,23 @@ FailUnderScoreOpt = Annotated[
                                   help="Exit 3 when the mutation score (killed over valid mutants, 0 to 1) is below X, "
                                        "or when no mutant was evaluated. Default: off.")
 ]
+
+
+ShardOpt = Annotated[
+    Optional[str], typer.Option("--shard", metavar="K/N", help="Run only shard K of N (1-based): a deterministic, "
+                                "cost-balanced part of the targets; join the N runs with `drafter merge`. Default: all.")
+]
+
+
+def _shard(text: str | None):
+    from drafter.shard import parse_shard
+
+    if text is None:
+        return None
+    try:
+        return parse_shard(text)
+    except DrafterError as exc:
+        fail(exc)
 
 
 class PlainReporter:
@@ -278,13 +296,14 @@ def run(
     max_calls: MaxCallsOpt = None,
     max_tokens: MaxTokensOpt = None,
     budget: BudgetOpt = None,
+    shard: ShardOpt = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
     Exit 0 whatever it keeps; 3 when fewer than --fail-under-kept N are kept or the mutation score is below
     --fail-under-score X; 2 on a usage error."""
     result = _execute(
-        pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        partial(pipeline.run, shard=_shard(shard)), src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
@@ -331,6 +350,7 @@ def refresh(
     fail_under_kept: FailUnderKeptOpt = None,
     fail_under_score: FailUnderScoreOpt = None,
     budget: BudgetOpt = None,
+    shard: ShardOpt = None,
 ) -> None:
     """The scheduled job: redraft only targets that are new or whose signature or docstring changed since the
     newest complete run for SRC; carry the others' results and kept files forward.
@@ -341,7 +361,7 @@ def refresh(
     from drafter.refresh import refresh as refresh_stage
 
     result = _execute(
-        refresh_stage, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        partial(refresh_stage, shard=_shard(shard)), src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, base_url=base_url, concurrency=concurrency,
         temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None, budget=budget,
     )

@@ -39,6 +39,7 @@ from drafter.runfolder import (
     write_json,
     write_text,
 )
+from drafter.shard import SHARD_RECORD, Shard, WholeSource, select_shard
 from drafter.soundness import check_soundness
 from sabotage.cache import MutantCache
 from sabotage.known_bad import drop_operator_duplicates, load_known_bad
@@ -207,7 +208,8 @@ def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extract
     return [replace(cached[p.target], round=p.round) for p in prompts]
 
 
-def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | None = None) -> DraftOutcome:
+def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | None = None,
+           shard: Shard | None = None) -> DraftOutcome:
     clock = StageClock()
     src = resolve_src(src)
     check_separate(src, settings.workspace)
@@ -227,6 +229,12 @@ def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | N
         if not extraction.targets:
             raise SourceError(no_targets(src, extraction, settings.select))
         warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
+        shard_record = None
+        if shard is not None:
+            # The partition is of every target (a refresh's unchanged ones too), so every shard agrees on it.
+            whole = extraction
+            extraction, shard_record = select_shard(extraction, shard)
+            backend = WholeSource(backend, whole)
         fingerprints = {t.id: t.fingerprint for t in extraction.targets}
         if earlier is not None:
             before = len(extraction.targets)
@@ -236,6 +244,8 @@ def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | N
     run_dir = new_run_dir(settings.workspace)
     with abandoned_on_error(run_dir):
         write_json(run_dir / "fingerprints.json", fingerprints)
+        if shard_record is not None:
+            write_json(run_dir / SHARD_RECORD, shard_record)
         return _draft_into(run_dir, src, settings, reporter, backend, clock, extraction, prompts, warnings,
                            budget or Budget(settings.max_calls, settings.max_tokens))
 
@@ -397,15 +407,19 @@ def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_
 
 
 def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: Carry | None = None,
-        command: str = "run") -> RunResult:
+        command: str = "run", shard: Shard | None = None) -> RunResult:
     """All stages; the run folder gains source/, staged/, kept/, report.json, .md and .html, then becomes visible.
 
-    `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run."""
+    `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run; `shard` makes
+    this run one of N that `drafter merge` joins."""
     reporter = reporter or Quiet()
     if settings.known_bad is not None and not settings.known_bad.is_dir():
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
+    if shard is not None and settings.known_bad is not None:
+        raise ConfigError("--shard with --known-bad: a patch may span targets of several shards, which merge cannot "
+                          "join yet; run the known-bad patches unsharded")
     budget = Budget(settings.max_calls, settings.max_tokens)
-    drafted_run = _draft(src, settings, reporter, budget)
+    drafted_run = _draft(src, settings, reporter, budget, shard)
     with abandoned_on_error(drafted_run.run_dir):
         unicode_cache = settings.workspace.resolve() / "cache" / "unicode_data" if settings.cache else None
         with hypothesis_storage_in(drafted_run.run_dir, unicode_cache):
@@ -418,7 +432,9 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
         report_files = write_reports(report, drafted_run.run_dir)
         meta = {"command": command, "src": str(drafted_run.src), "model": drafted_run.model,
                 "baseline": carry.baseline_id if carry else None}
-        final = finish_run(drafted_run.run_dir, meta)
+        if shard is not None:
+            meta["shard"] = str(shard)
+        final = finish_run(drafted_run.run_dir, meta, move_latest=shard is None)
     outcome = replace(outcome, draft=replace(drafted_run, run_dir=final))
     return RunResult(final, report, tuple(final / p.name for p in report_files), outcome)
 
