@@ -379,6 +379,30 @@ def refresh(
 
 
 @app.command()
+def merge(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="The run folders of every shard (--shard K/N) of one run.")],
+    workspace: WorkspaceOpt = None,
+    fail_under_kept: FailUnderKeptOpt = None,
+    fail_under_score: FailUnderScoreOpt = None,
+) -> None:
+    """Join the run folders of N shards into one complete run in the workspace, with one report over every
+    target; `latest` moves to it. Refuses shards of different SRC trees, settings or model, a missing or
+    repeated shard, or an incomplete one.
+
+    Exit 0; 3 under --fail-under-kept or --fail-under-score; 2 when the shards cannot be merged."""
+    from drafter.merge import merge as merge_shards
+
+    try:
+        final, merged = merge_shards(run_dirs, workspace or load_settings().workspace)
+    except DrafterError as exc:
+        fail(exc)
+    for warning in merged.warnings:
+        errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
+    _print_run(pipeline.RunResult(final, merged, tuple(final / n for n in ("report.json", "report.md", "report.html")),
+                                  None), fail_under_kept, fail_under_score)
+
+
+@app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A finished run folder, e.g. workspace/latest.")],
     fmt: Annotated[str, typer.Option("--format", help="md | html | json | junit.")] = "md",
