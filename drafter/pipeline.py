@@ -20,11 +20,11 @@ from drafter.errors import ConfigError, DrafterError, ModelError, SourceError
 from drafter.importcheck import import_failures
 from drafter.extract import extract
 from drafter.keep import decide
-from drafter.killmatrix import build_kill_matrix
 from drafter.lint import lint
 from drafter.models import load_backend
 from drafter.prompt import build_prompts, template_version
 from drafter.render import RenderError, render
+from drafter.results import JOURNAL, ResultStore, stored_kill_matrix, stored_soundness
 from drafter.report import RunReport, build_report, write_reports
 from drafter.report.model import Carry
 from drafter.rounds import Budget, Stages, call_rows, more_rounds
@@ -36,11 +36,11 @@ from drafter.runfolder import (
     hypothesis_storage_in,
     new_run_dir,
     target_slug,
+    tree_hash,
     write_json,
     write_text,
 )
 from drafter.shard import SHARD_RECORD, Shard, WholeSource, select_shard
-from drafter.soundness import check_soundness
 from sabotage.cache import MutantCache
 from sabotage.known_bad import drop_operator_duplicates, load_known_bad
 from sabotage.mutants import mutants_for_all
@@ -390,6 +390,40 @@ def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | Non
     return mutants, dropped
 
 
+def result_store(settings: Settings, run_dir: Path, source_dir: Path) -> ResultStore:
+    """Results known to the run folder's journal (a resumed run) or the workspace's result cache."""
+    cache = settings.workspace.resolve() / "cache" / "results" if settings.cache else None
+    return ResultStore(run_dir / JOURNAL, cache, tree_hash(source_dir), seeds=settings.seeds,
+                       max_examples=settings.max_examples, budget=settings.budget)
+
+
+def soundness_stage(rendered: list[Rendered], run_dir: Path, source_dir: Path, settings: Settings, reporter: Reporter,
+                    warnings: list[str]) -> list[Soundness]:
+    store = result_store(settings, run_dir, source_dir)
+    checks = stored_soundness(store, rendered, run_dir, source_dir, seeds=settings.seeds,
+                              max_examples=settings.max_examples, jobs=settings.jobs, budget_seconds=settings.budget,
+                              on_progress=lambda _id: reporter.advance())
+    _store_notes(store, warnings, f"{store.reused['soundness']} of {len(rendered)} soundness checks")
+    return checks
+
+
+def matrix_stage(sound: list, mutants: list[Mutant], run_dir: Path, source_dir: Path, settings: Settings,
+                 reporter: Reporter, warnings: list[str]) -> KillMatrix:
+    store = result_store(settings, run_dir, source_dir)
+    matrix = stored_kill_matrix(store, sound, mutants, run_dir, source_dir, jobs=settings.jobs,
+                                max_examples=settings.max_examples,
+                                on_progress=lambda done, total: reporter.advance(total=total))
+    targets = len({r.target for r, _ in sound})
+    _store_notes(store, warnings, f"the kill matrices of {store.reused['kill']} of {targets} targets")
+    return matrix
+
+
+def _store_notes(store: ResultStore, warnings: list[str], reused: str) -> None:
+    warnings.extend(w for w in store.warnings if w not in warnings)
+    if any(store.reused.values()):
+        warnings.append(f"result cache: {reused} reused, not run again (same test files, SRC, mutants and settings)")
+
+
 def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_dir: Path) -> dict[str, Verdict]:
     """The keep rule for every sound candidate; kept files are copied to kept/."""
     by_candidate: dict[str, list] = {}
@@ -454,10 +488,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 
     reporter.stage("soundness", total=len(rendered))
     with clock.measure("soundness"):
-        checks = check_soundness(
-            list(rendered.values()), run_dir, source_dir, seeds=settings.seeds, max_examples=settings.max_examples,
-            jobs=settings.jobs, budget_seconds=settings.budget, on_progress=lambda _id: reporter.advance(),
-        )
+        checks = soundness_stage(list(rendered.values()), run_dir, source_dir, settings, reporter, warnings)
     for check in checks:
         sound_now = check.status == "sound"
         verdicts[check.candidate_id] = Verdict("sound", sound_now, None if sound_now else check.status, check.detail)
@@ -477,10 +508,8 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 
     reporter.stage("sabotage")
     with clock.measure("sabotage"):
-        matrix = build_kill_matrix(
-            sound, [m for m in mutants if m.target in facing_targets], run_dir, source_dir, jobs=settings.jobs,
-            max_examples=settings.max_examples, on_progress=lambda done, total: reporter.advance(total=total),
-        )
+        matrix = matrix_stage(sound, [m for m in mutants if m.target in facing_targets], run_dir, source_dir, settings,
+                              reporter, warnings)
     with clock.measure("keep"):
         verdicts.update(keep_stage(sound, matrix, run_dir))
 
@@ -503,4 +532,5 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 
 
 # Feedback rounds (drafter/rounds.py) run these same stages on each round's new candidates.
-ROUND_STAGES = Stages(ask=propose_with_cache, cache=reply_cache, render=render_stage, mutants=mutant_stage, keep=keep_stage)
+ROUND_STAGES = Stages(ask=propose_with_cache, cache=reply_cache, render=render_stage, mutants=mutant_stage, keep=keep_stage,
+                      soundness=soundness_stage, matrix=matrix_stage)
