@@ -297,13 +297,16 @@ def run(
     max_tokens: MaxTokensOpt = None,
     budget: BudgetOpt = None,
     shard: ShardOpt = None,
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="RUN", help=(
+        "Finish this interrupted run folder (runs/<id>.incomplete) with the same SRC and options: work its journal "
+        "holds is not done again. Default: a new run."))] = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
     Exit 0 whatever it keeps; 3 when fewer than --fail-under-kept N are kept or the mutation score is below
     --fail-under-score X; 2 on a usage error."""
     result = _execute(
-        partial(pipeline.run, shard=_shard(shard)), src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
+        partial(pipeline.run, shard=_shard(shard), resume=resume), src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
         prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,

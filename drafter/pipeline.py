@@ -24,7 +24,7 @@ from drafter.lint import lint
 from drafter.models import load_backend
 from drafter.prompt import build_prompts, template_version
 from drafter.render import RenderError, render
-from drafter.results import JOURNAL, ResultStore, stored_kill_matrix, stored_soundness
+from drafter.results import JOURNAL, START_RECORD, ResultStore, reopen, start_record, stored_kill_matrix, stored_soundness
 from drafter.report import RunReport, build_report, write_reports
 from drafter.report.model import Carry
 from drafter.rounds import Budget, Stages, call_rows, more_rounds
@@ -209,7 +209,7 @@ def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extract
 
 
 def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | None = None,
-           shard: Shard | None = None) -> DraftOutcome:
+           shard: Shard | None = None, resume: Path | None = None) -> DraftOutcome:
     clock = StageClock()
     src = resolve_src(src)
     check_separate(src, settings.workspace)
@@ -241,8 +241,10 @@ def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | N
             extraction = only_changed(extraction, earlier)
             warnings.append(f"--changed-since: {before - len(extraction.targets)} of {before} targets unchanged, not drafted")
         prompts = build_prompts(extraction, settings.prompts)
-    run_dir = new_run_dir(settings.workspace)
+    record = start_record(src, settings, shard)
+    run_dir = reopen(resume, record) if resume is not None else new_run_dir(settings.workspace)
     with abandoned_on_error(run_dir):
+        write_json(run_dir / START_RECORD, record)
         write_json(run_dir / "fingerprints.json", fingerprints)
         if shard_record is not None:
             write_json(run_dir / SHARD_RECORD, shard_record)
@@ -441,19 +443,22 @@ def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_
 
 
 def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: Carry | None = None,
-        command: str = "run", shard: Shard | None = None) -> RunResult:
+        command: str = "run", shard: Shard | None = None, resume: Path | None = None) -> RunResult:
     """All stages; the run folder gains source/, staged/, kept/, report.json, .md and .html, then becomes visible.
 
     `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run; `shard` makes
-    this run one of N that `drafter merge` joins."""
+    this run one of N that `drafter merge` joins; `resume` finishes that interrupted run folder, reusing what its
+    journal holds."""
     reporter = reporter or Quiet()
+    if resume is not None:
+        settings = replace(settings, workspace=Path(resume).resolve().parent.parent)
     if settings.known_bad is not None and not settings.known_bad.is_dir():
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
     if shard is not None and settings.known_bad is not None:
         raise ConfigError("--shard with --known-bad: a patch may span targets of several shards, which merge cannot "
                           "join yet; run the known-bad patches unsharded")
     budget = Budget(settings.max_calls, settings.max_tokens)
-    drafted_run = _draft(src, settings, reporter, budget, shard)
+    drafted_run = _draft(src, settings, reporter, budget, shard, resume)
     with abandoned_on_error(drafted_run.run_dir):
         unicode_cache = settings.workspace.resolve() / "cache" / "unicode_data" if settings.cache else None
         with hypothesis_storage_in(drafted_run.run_dir, unicode_cache):

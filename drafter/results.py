@@ -14,13 +14,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from drafter import __version__
+from drafter.errors import ConfigError
 from drafter.data import KILL_OUTCOMES, KillMatrix, KillResult, Mutant, Rendered, Soundness
 from drafter.killmatrix import build_kill_matrix
-from drafter.runfolder import write_json_atomic
+from drafter.runfolder import INCOMPLETE_NOTE, INCOMPLETE_SUFFIX, write_json, write_json_atomic
 from drafter.soundness import check_soundness
 
 RESULTS_VERSION = 1
@@ -210,7 +213,7 @@ def _matrix(value: dict, candidates: set[str], mutants: set[str]) -> KillMatrix:
         results.append(KillResult(candidate, mutant, outcome, float(seconds), detail))
     expected = {(c, m) for c in candidates - set(vacuous) for m in mutants - set(invalid)}
     pairs = [(r.candidate_id, r.mutant_id) for r in results]
-    _check(len(pairs) == len(set(pairs)) and set(pairs) == expected, "the pairs it answers")
+    _check(len(pairs) == len(set(pairs)) and set(pairs) == expected, "pair set (not exactly the pairs its key names)")
     _check(_number(value["seconds"]) and _number(value["test_seconds"]), "seconds")
     return KillMatrix(tuple(results), tuple(invalid), dict(fresh), float(value["seconds"]),
                       float(value["test_seconds"]), tuple(value["notes"]), dict(vacuous))
@@ -235,3 +238,63 @@ def _number(value) -> bool:
 def _check(condition: bool, what: str) -> None:
     if not condition:
         raise ValueError(f"bad {what}")
+
+
+# ------------------------------------------------------------ resume: an interrupted run folder, finished in place
+
+START_RECORD = "started.json"
+# Settings that shape a run's results; a resume must be given the same (jobs, timeouts and the cache may change).
+RESUME_SETTINGS = ("model", "select", "corpus", "prompts", "known_bad", "changed_since", "max_examples", "seeds",
+                   "budget", "rounds", "max_calls", "max_tokens", "temperature", "base_url")
+
+
+def start_record(src: Path, settings, shard) -> dict:
+    values = {name: getattr(settings, name) for name in RESUME_SETTINGS}
+    return {"src": str(src), "settings": json.loads(json.dumps(values, default=str)),
+            "shard": str(shard) if shard else None, "pid": os.getpid()}
+
+
+def reopen(run_dir: Path, record: dict) -> Path:
+    """The incomplete run folder to finish, after checking it is one, that nothing runs in it, and that it was
+    started with this SRC and these settings. Everything but its journal is made again."""
+    run_dir = Path(run_dir).resolve()
+    if not run_dir.is_dir():
+        raise ConfigError(f"--resume {run_dir}: no such run folder")
+    if not run_dir.name.endswith(INCOMPLETE_SUFFIX) or not (run_dir / INCOMPLETE_NOTE).is_file():
+        raise ConfigError(f"--resume {run_dir}: not an incomplete run (runs/<id>{INCOMPLETE_SUFFIX} with its note)")
+    try:
+        started = json.loads((run_dir / START_RECORD).read_text(encoding="utf-8"))
+        if not isinstance(started, dict):
+            raise ValueError("not an object")
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"--resume {run_dir}: {START_RECORD} unreadable ({exc}); start a new run") from None
+    for key in ("src", "shard"):
+        if started.get(key) != record[key]:
+            raise ConfigError(f"--resume {run_dir}: it was started with {key} {started.get(key)!r}, not {record[key]!r}")
+    before = started.get("settings") if isinstance(started.get("settings"), dict) else {}
+    for name in RESUME_SETTINGS:
+        if before.get(name) != record["settings"][name]:
+            option = "--" + name.replace("_", "-")
+            raise ConfigError(f"--resume {run_dir}: it was started with {option} {before.get(name)!r}, not "
+                              f"{record['settings'][name]!r}; give the same options")
+    pid = started.get("pid")
+    if type(pid) is int and pid != os.getpid() and _drafter_alive(pid):
+        raise ConfigError(f"--resume {run_dir}: drafter (pid {pid}) is still running it")
+    for child in run_dir.iterdir():
+        if child.name in (JOURNAL, INCOMPLETE_NOTE):
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    write_json(run_dir / START_RECORD, record)
+    with (run_dir / INCOMPLETE_NOTE).open("a", encoding="utf-8") as note:
+        note.write(f"Resumed by pid {os.getpid()}.\n")
+    return run_dir
+
+
+def _drafter_alive(pid: int) -> bool:
+    try:
+        return "drafter" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
