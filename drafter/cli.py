@@ -83,8 +83,8 @@ ChangedSinceOpt = Annotated[
 ]
 RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help=f"Retries per model call on 429, 5xx and timeouts. Default: {DEFAULTS.retries}.")]
 NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Ask the model again and make mutants again even when workspace/cache/ holds them. Default: off "
-                              "(cached replies and mutants are reused).")
+    bool, typer.Option("--no-cache", help="Ask the model again, make mutants and run soundness checks and kill matrices again even "
+                              "when workspace/cache/ holds them. Default: off (cached replies, mutants and results are reused).")
 ]
 RoundsOpt = Annotated[
     Optional[int],
@@ -306,9 +306,9 @@ def run(
     Exit 0 whatever it keeps; 3 when fewer than --fail-under-kept N are kept or the mutation score is below
     --fail-under-score X; 2 on a usage error."""
     result = _execute(
-        partial(pipeline.run, shard=_shard(shard), resume=resume), src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
-        prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
-        concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
+        partial(pipeline.run, shard=_shard(shard), resume=resume), src, model=model, workspace=workspace,
+        corpus=tuple(corpus or ()), select=tuple(select or ()), prompts=prompts, known_bad=known_bad, jobs=jobs,
+        max_examples=max_examples, seeds=seeds, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
     )
     _print_run(result, fail_under_kept, fail_under_score)
@@ -364,9 +364,9 @@ def refresh(
     from drafter.refresh import refresh as refresh_stage
 
     result = _execute(
-        partial(refresh_stage, shard=_shard(shard)), src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
-        prompts=prompts, known_bad=known_bad, jobs=jobs, base_url=base_url, concurrency=concurrency,
-        temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None, budget=budget,
+        partial(refresh_stage, shard=_shard(shard)), src, model=model, workspace=workspace,
+        corpus=tuple(corpus or ()), select=tuple(select or ()), prompts=prompts, known_bad=known_bad, jobs=jobs,
+        base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, cache=False if no_cache else None, budget=budget,
     )
     plan = result.plan
     baseline = plan.baseline.name if plan.baseline else "none (first run: everything is drafted)"
@@ -401,8 +401,8 @@ def merge(
         fail(exc)
     for warning in merged.warnings:
         errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
-    _print_run(pipeline.RunResult(final, merged, tuple(final / n for n in ("report.json", "report.md", "report.html")),
-                                  None), fail_under_kept, fail_under_score)
+    paths = tuple(final / name for name in ("report.json", "report.md", "report.html"))
+    _print_run(pipeline.RunResult(final, merged, paths, None), fail_under_kept, fail_under_score)
 
 
 @app.command()
