@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from contextlib import nullcontext
+from functools import partial
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
@@ -85,8 +86,8 @@ ChangedSinceOpt = Annotated[
 ]
 RetriesOpt = Annotated[Optional[int], typer.Option("--retries", min=0, help=f"Retries per model call on 429, 5xx and timeouts. Default: {DEFAULTS.retries}.")]
 NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Ask the model again and make mutants again even when workspace/cache/ holds them. Default: off "
-                              "(cached replies and mutants are reused).")
+    bool, typer.Option("--no-cache", help="Ask the model again, make mutants and run soundness checks and kill matrices again even "
+                              "when workspace/cache/ holds them. Default: off (cached replies, mutants and results are reused).")
 ]
 RoundsOpt = Annotated[
     Optional[int],
@@ -117,6 +118,23 @@ FailUnderScoreOpt = Annotated[
                                   help="Exit 3 when the mutation score (killed over valid mutants, 0 to 1) is below X, "
                                        "or when no mutant was evaluated. Default: off.")
 ]
+
+
+ShardOpt = Annotated[
+    Optional[str], typer.Option("--shard", metavar="K/N", help="Run only shard K of N (1-based): a deterministic, "
+                                "cost-balanced part of the targets; join the N runs with `drafter merge`. Default: all.")
+]
+
+
+def _shard(text: str | None):
+    from drafter.shard import parse_shard
+
+    if text is None:
+        return None
+    try:
+        return parse_shard(text)
+    except DrafterError as exc:
+        fail(exc)
 
 
 class PlainReporter:
@@ -292,15 +310,19 @@ def run(
     max_calls: MaxCallsOpt = None,
     max_tokens: MaxTokensOpt = None,
     budget: BudgetOpt = None,
+    shard: ShardOpt = None,
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="RUN", help=(
+        "Finish this interrupted run folder (runs/<id>.incomplete) with the same SRC and options: work its journal "
+        "holds is not done again. Default: a new run."))] = None,
 ) -> None:
     """All stages: draft, render, soundness on the clean code, sabotage, keep, report.
 
     Exit 0 whatever it keeps; 3 when fewer than --fail-under-kept N are kept or the mutation score is below
     --fail-under-score X; 2 on a usage error."""
     result = _execute(
-        pipeline.run, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
-        include_private=include_private,
-        prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
+        partial(pipeline.run, shard=_shard(shard), resume=resume), src, model=model, workspace=workspace,
+        corpus=tuple(corpus or ()), select=tuple(select or ()), include_private=include_private, prompts=prompts,
+        known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries, changed_since=changed_since,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
     )
@@ -352,6 +374,7 @@ def refresh(
     max_calls: MaxCallsOpt = None,
     max_tokens: MaxTokensOpt = None,
     budget: BudgetOpt = None,
+    shard: ShardOpt = None,
 ) -> None:
     """The scheduled job: redraft only targets that are new or whose signature or docstring changed since the
     newest complete run for SRC; carry the others' results and kept files forward.
@@ -362,9 +385,9 @@ def refresh(
     from drafter.refresh import refresh as refresh_stage
 
     result = _execute(
-        refresh_stage, src, model=model, workspace=workspace, corpus=tuple(corpus or ()), select=tuple(select or ()),
-        include_private=include_private,
-        prompts=prompts, known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
+        partial(refresh_stage, shard=_shard(shard)), src, model=model, workspace=workspace,
+        corpus=tuple(corpus or ()), select=tuple(select or ()), include_private=include_private, prompts=prompts,
+        known_bad=known_bad, jobs=jobs, max_examples=max_examples, seeds=seeds, base_url=base_url,
         concurrency=concurrency, temperature=temperature, timeout=timeout, retries=retries,
         cache=False if no_cache else None, rounds=rounds, max_calls=max_calls, max_tokens=max_tokens, budget=budget,
     )
@@ -379,6 +402,30 @@ def refresh(
         raise typer.Exit(0)
     _print_run(result.run, fail_under_kept, fail_under_score)
     raise typer.Exit(1)
+
+
+@app.command()
+def merge(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="The run folders of every shard (--shard K/N) of one run.")],
+    workspace: WorkspaceOpt = None,
+    fail_under_kept: FailUnderKeptOpt = None,
+    fail_under_score: FailUnderScoreOpt = None,
+) -> None:
+    """Join the run folders of N shards into one complete run in the workspace, with one report over every
+    target; `latest` moves to it. Refuses shards of different SRC trees, settings or model, a missing or
+    repeated shard, or an incomplete one.
+
+    Exit 0; 3 under --fail-under-kept or --fail-under-score; 2 when the shards cannot be merged."""
+    from drafter.merge import merge as merge_shards
+
+    try:
+        final, merged = merge_shards(run_dirs, workspace or load_settings().workspace)
+    except DrafterError as exc:
+        fail(exc)
+    for warning in merged.warnings:
+        errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
+    paths = tuple(final / name for name in ("report.json", "report.md", "report.html"))
+    _print_run(pipeline.RunResult(final, merged, paths, None), fail_under_kept, fail_under_score)
 
 
 @app.command()

@@ -20,12 +20,12 @@ from drafter.importcheck import import_failures
 from drafter.jsonfile import MapOf, UnreadableJSON, load, read_json
 from drafter.extract import extract
 from drafter.keep import decide
-from drafter.killmatrix import build_kill_matrix
 from drafter.limits import load_json
 from drafter.lint import lint
 from drafter.models import load_backend
 from drafter.prompt import build_prompts, template_version
 from drafter.render import RenderError, render
+from drafter.results import JOURNAL, START_RECORD, ResultStore, reopen, start_record, stored_kill_matrix, stored_soundness
 from drafter.report import RunReport, build_report, write_reports
 from drafter.report.model import Carry
 from drafter.rounds import Budget, Stages, call_rows, more_rounds
@@ -37,10 +37,12 @@ from drafter.runfolder import (
     hypothesis_storage_in,
     new_run_dir,
     target_slug,
+    tree_hash,
     write_json,
     write_text,
 )
-from drafter.soundness import check_soundness, wall_warnings
+from drafter.shard import SHARD_RECORD, Shard, WholeSource, select_shard
+from drafter.soundness import wall_warnings
 from sabotage.cache import MutantCache
 from sabotage.known_bad import drop_operator_duplicates, load_known_bad
 from sabotage.mutants import mutants_for_all
@@ -206,7 +208,8 @@ def propose_with_cache(backend, cache: ReplyCache | None, prompts: list, extract
     return [replace(cached[p.target], round=p.round) for p in prompts]
 
 
-def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | None = None) -> DraftOutcome:
+def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | None = None,
+           shard: Shard | None = None, resume: Path | None = None) -> DraftOutcome:
     clock = StageClock()
     src = resolve_src(src)
     check_separate(src, settings.workspace)
@@ -226,15 +229,25 @@ def _draft(src: Path, settings: Settings, reporter: Reporter, budget: Budget | N
         if not extraction.targets:
             raise SourceError(no_targets(src, extraction, settings.select))
         warnings = [f"{e.file}: skipped, {e.reason}" for e in extraction.errors]
+        shard_record = None
+        if shard is not None:
+            # The partition is of every target (a refresh's unchanged ones too), so every shard agrees on it.
+            whole = extraction
+            extraction, shard_record = select_shard(extraction, shard)
+            backend = WholeSource(backend, whole)
         fingerprints = {t.id: t.fingerprint for t in extraction.targets}
         if earlier is not None:
             before = len(extraction.targets)
             extraction = only_changed(extraction, earlier)
             warnings.append(f"--changed-since: {before - len(extraction.targets)} of {before} targets unchanged, not drafted")
         prompts = build_prompts(extraction, settings.prompts)
-    run_dir = new_run_dir(settings.workspace)
+    record = start_record(src, settings, shard)
+    run_dir = reopen(resume, record) if resume is not None else new_run_dir(settings.workspace)
     with abandoned_on_error(run_dir):
+        write_json(run_dir / START_RECORD, record)
         write_json(run_dir / "fingerprints.json", fingerprints)
+        if shard_record is not None:
+            write_json(run_dir / SHARD_RECORD, shard_record)
         return _draft_into(run_dir, src, settings, reporter, backend, clock, extraction, prompts, warnings,
                            budget or Budget(settings.max_calls, settings.max_tokens))
 
@@ -378,6 +391,41 @@ def mutant_stage(extraction: Extraction, source_dir: Path, known_bad: Path | Non
     return mutants, dropped
 
 
+def result_store(settings: Settings, run_dir: Path, source_dir: Path) -> ResultStore:
+    """Results known to the run folder's journal (a resumed run) or the workspace's result cache."""
+    cache = settings.workspace.resolve() / "cache" / "results" if settings.cache else None
+    return ResultStore(run_dir / JOURNAL, cache, tree_hash(source_dir), seeds=settings.seeds,
+                       max_examples=settings.max_examples, budget=settings.budget)
+
+
+def soundness_stage(rendered: list[Rendered], run_dir: Path, source_dir: Path, settings: Settings, reporter: Reporter,
+                    warnings: list[str]) -> list[Soundness]:
+    store = result_store(settings, run_dir, source_dir)
+    checks = stored_soundness(store, rendered, run_dir, source_dir, seeds=settings.seeds,
+                              max_examples=settings.max_examples, jobs=settings.jobs, budget_seconds=settings.budget,
+                              on_progress=lambda _id: reporter.advance(), on_wall=lambda layers: warnings.extend(
+                                  w for w in wall_warnings(layers) if w not in warnings))
+    _store_notes(store, warnings, f"{store.reused['soundness']} of {len(rendered)} soundness checks")
+    return checks
+
+
+def matrix_stage(sound: list, mutants: list[Mutant], run_dir: Path, source_dir: Path, settings: Settings,
+                 reporter: Reporter, warnings: list[str]) -> KillMatrix:
+    store = result_store(settings, run_dir, source_dir)
+    matrix = stored_kill_matrix(store, sound, mutants, run_dir, source_dir, jobs=settings.jobs,
+                                max_examples=settings.max_examples,
+                                on_progress=lambda done, total: reporter.advance(total=total))
+    targets = len({r.target for r, _ in sound})
+    _store_notes(store, warnings, f"the kill matrices of {store.reused['kill']} of {targets} targets")
+    return matrix
+
+
+def _store_notes(store: ResultStore, warnings: list[str], reused: str) -> None:
+    warnings.extend(w for w in store.warnings if w not in warnings)
+    if any(store.reused.values()):
+        warnings.append(f"result cache: {reused} reused, not run again (same test files, SRC, mutants and settings)")
+
+
 def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_dir: Path) -> dict[str, Verdict]:
     """The keep rule for every sound candidate; kept files are copied to kept/."""
     by_candidate: dict[str, list] = {}
@@ -395,15 +443,22 @@ def keep_stage(sound: list[tuple[Rendered, Soundness]], matrix: KillMatrix, run_
 
 
 def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: Carry | None = None,
-        command: str = "run") -> RunResult:
+        command: str = "run", shard: Shard | None = None, resume: Path | None = None) -> RunResult:
     """All stages; the run folder gains source/, staged/, kept/, report.json, .md and .html, then becomes visible.
 
-    `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run."""
+    `carry` (from drafter refresh) names unchanged targets whose results come from an earlier run; `shard` makes
+    this run one of N that `drafter merge` joins; `resume` finishes that interrupted run folder, reusing what its
+    journal holds."""
     reporter = reporter or Quiet()
+    if resume is not None:
+        settings = replace(settings, workspace=Path(resume).resolve().parent.parent)
     if settings.known_bad is not None and not settings.known_bad.is_dir():
         raise SourceError(f"--known-bad {settings.known_bad}: not a folder of patches")
+    if shard is not None and settings.known_bad is not None:
+        raise ConfigError("--shard with --known-bad: a patch may span targets of several shards, which merge cannot "
+                          "join yet; run the known-bad patches unsharded")
     budget = Budget(settings.max_calls, settings.max_tokens)
-    drafted_run = _draft(src, settings, reporter, budget)
+    drafted_run = _draft(src, settings, reporter, budget, shard, resume)
     with abandoned_on_error(drafted_run.run_dir):
         with hypothesis_storage_in(drafted_run.run_dir):
             outcome = _back_half(drafted_run, settings, reporter)
@@ -415,7 +470,9 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
         report_files = write_reports(report, drafted_run.run_dir)
         meta = {"command": command, "src": str(drafted_run.src), "model": drafted_run.model,
                 "baseline": carry.baseline_id if carry else None}
-        final = finish_run(drafted_run.run_dir, meta)
+        if shard is not None:
+            meta["shard"] = str(shard)
+        final = finish_run(drafted_run.run_dir, meta, move_latest=shard is None)
     outcome = replace(outcome, draft=replace(drafted_run, run_dir=final))
     return RunResult(final, report, tuple(final / p.name for p in report_files), outcome)
 
@@ -435,11 +492,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 
     reporter.stage("soundness", total=len(rendered))
     with clock.measure("soundness"):
-        checks = check_soundness(
-            list(rendered.values()), run_dir, source_dir, seeds=settings.seeds, max_examples=settings.max_examples,
-            jobs=settings.jobs, budget_seconds=settings.budget, on_progress=lambda _id: reporter.advance(),
-            on_wall=lambda layers: warnings.extend(wall_warnings(layers)),
-        )
+        checks = soundness_stage(list(rendered.values()), run_dir, source_dir, settings, reporter, warnings)
     for check in checks:
         sound_now = check.status == "sound"
         verdicts[check.candidate_id] = Verdict("sound", sound_now, None if sound_now else check.status, check.detail)
@@ -459,10 +512,8 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 
     reporter.stage("sabotage")
     with clock.measure("sabotage"):
-        matrix = build_kill_matrix(
-            sound, [m for m in mutants if m.target in facing_targets], run_dir, source_dir, jobs=settings.jobs,
-            max_examples=settings.max_examples, on_progress=lambda done, total: reporter.advance(total=total),
-        )
+        matrix = matrix_stage(sound, [m for m in mutants if m.target in facing_targets], run_dir, source_dir, settings,
+                              reporter, warnings)
     with clock.measure("keep"):
         verdicts.update(keep_stage(sound, matrix, run_dir))
 
@@ -485,4 +536,5 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 
 
 # Feedback rounds (drafter/rounds.py) run these same stages on each round's new candidates.
-ROUND_STAGES = Stages(ask=propose_with_cache, cache=reply_cache, render=render_stage, mutants=mutant_stage, keep=keep_stage)
+ROUND_STAGES = Stages(ask=propose_with_cache, cache=reply_cache, render=render_stage, mutants=mutant_stage, keep=keep_stage,
+                      soundness=soundness_stage, matrix=matrix_stage)

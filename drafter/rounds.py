@@ -24,12 +24,10 @@ from drafter.candidates import is_snake_case, parse_reply
 from drafter.data import (Drafted, Extraction, Feedback, FeedbackMutant, FeedbackRejection, KillMatrix, Mutant,
                           Prompt, Reply, RoundRecord, Target, Verdict)
 from drafter.errors import ConfigError
-from drafter.killmatrix import build_kill_matrix
 from drafter.lint import lint
 from drafter.prompt import build_prompts, signature_text
 from drafter.jsonfile import UnreadableJSON, load
 from drafter.runfolder import target_slug, write_json, write_text
-from drafter.soundness import check_soundness
 
 if TYPE_CHECKING:
     from drafter.config import Settings
@@ -282,6 +280,8 @@ class Stages:
     render: Callable  # (accepted, extraction, run_dir, settings, reporter) -> (rendered, failures)
     mutants: Callable  # (extraction, source_dir, known_bad, warnings, facing) -> (mutants, dropped)
     keep: Callable  # (sound, matrix, run_dir) -> verdicts
+    soundness: Callable  # (rendered, run_dir, source_dir, settings, reporter, warnings) -> checks in order
+    matrix: Callable  # (sound, mutants, run_dir, source_dir, settings, reporter, warnings) -> KillMatrix
 
 
 def merge_matrices(old: KillMatrix, new: KillMatrix) -> KillMatrix:
@@ -305,9 +305,7 @@ def _checks(state: RunOutcome, drafted: list[Drafted], settings: Settings, repor
     rendered, failures = stages.render([d for d in drafted if d.verdict.accepted], extraction, run_dir, settings, reporter)
     verdicts.update(failures)
     reporter.stage("soundness", total=len(rendered))
-    checks = check_soundness(list(rendered.values()), run_dir, source_dir, seeds=settings.seeds,
-                             max_examples=settings.max_examples, jobs=settings.jobs, budget_seconds=settings.budget,
-                             on_progress=lambda _id: reporter.advance()) if rendered else []
+    checks = stages.soundness(list(rendered.values()), run_dir, source_dir, settings, reporter, warnings) if rendered else []
     for check in checks:
         sound_now = check.status == "sound"
         verdicts[check.candidate_id] = Verdict("sound", sound_now, None if sound_now else check.status, check.detail)
@@ -326,9 +324,8 @@ def _checks(state: RunOutcome, drafted: list[Drafted], settings: Settings, repor
         warnings.extend(w for w in scratch if w not in warnings)
     reporter.stage("sabotage")
     invalid = set(state.matrix.invalid)
-    matrix = build_kill_matrix(sound, [m for m in mutants if m.target in facing and m.id not in invalid], run_dir,
-                               source_dir, jobs=settings.jobs, max_examples=settings.max_examples,
-                               on_progress=lambda done, total: reporter.advance(total=total)) if sound else KillMatrix(())
+    matrix = stages.matrix(sound, [m for m in mutants if m.target in facing and m.id not in invalid], run_dir,
+                           source_dir, settings, reporter, warnings) if sound else KillMatrix(())
     verdicts.update(stages.keep(sound, matrix, run_dir))
     return replace(
         state,

@@ -130,15 +130,17 @@ def abandon_run(run_dir: Path, reason: str) -> None:
         pass  # the note from the start still says the run is partial
 
 
-def finish_run(run_dir: Path, meta: dict) -> Path:
+def finish_run(run_dir: Path, meta: dict, move_latest: bool = True) -> Path:
     """Make a complete run visible: write run.json, rename it to runs/<id>, and point `latest` at it
-    unless a newer complete run already holds `latest`."""
+    unless a newer complete run already holds `latest` (or `move_latest` is off: a shard is part of a run)."""
     final = run_dir.with_name(run_id(run_dir))
     write_json(run_dir / RUN_META, {"id": final.name, **meta, "complete": True, "finished": _now()})
     (run_dir / INCOMPLETE_NOTE).unlink(missing_ok=True)
     workspace = run_dir.parent.parent
     with workspace_lock(workspace):
         os.rename(run_dir, final)
+        if not move_latest:
+            return final
         latest = workspace / "latest"
         current = latest.resolve().name if latest.is_symlink() else None
         if current is None or not (latest.resolve() / RUN_META).is_file() or _id_order(current) <= _id_order(final.name):

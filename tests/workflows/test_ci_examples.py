@@ -66,6 +66,25 @@ def test_the_merge_workflow_runs_the_gate_with_existing_options():
         _check(words)
 
 
+def test_the_sharded_workflow_runs_every_shard_once_and_merges_them_under_a_score():
+    workflow = _workflow("drafter-sharded.yml")
+    shard_job, merge_job = workflow["jobs"]["shard"], workflow["jobs"]["merge"]
+    shards = shard_job["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, workflow["env"]["SHARDS"] + 1))
+    assert merge_job["needs"] == "shard"
+    commands = _commands(workflow)
+    assert [c[:2] for c in commands] == [["drafter", "run"], ["drafter", "merge"], ["drafter", "report"],
+                                         ["drafter", "report"]]
+    run, merge = commands[0], commands[1]
+    assert run[run.index("--shard") + 1] == "${{ matrix.shard }}/${SHARDS}"
+    assert "--fail-under-score" in merge and merge[2] == "shards/drafter-shard-*"
+    uploads = [s["with"]["name"] for s in shard_job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    downloads = [s["with"]["pattern"] for s in merge_job["steps"] if s.get("uses", "").startswith("actions/download-artifact")]
+    assert uploads == ["drafter-shard-${{ matrix.shard }}"] and downloads == ["drafter-shard-*"]
+    for words in commands:
+        _check(words)
+
+
 def test_the_check_catches_an_option_that_does_not_exist():
     with pytest.raises(AssertionError, match="unknown options"):
         _check(["drafter", "refresh", "src", "--fail-under-kep", "1"])

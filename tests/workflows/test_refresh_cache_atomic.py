@@ -129,7 +129,7 @@ def test_an_interrupted_run_stays_incomplete_and_is_never_a_baseline(tmp_path, m
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pipeline, "check_soundness", interrupted)
+    monkeypatch.setattr(pipeline, "soundness_stage", interrupted)
     with pytest.raises(KeyboardInterrupt):
         pipeline.run(src, settings)
     [partial] = (tmp_path / "ws" / "runs").glob("*.incomplete")
