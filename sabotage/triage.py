@@ -89,8 +89,14 @@ def input_sets(target: Target, candidates: Sequence[Candidate], extraction: Extr
         for item in own:
             if item.strategies not in [s.strategies for s in sets] or item.assume:
                 sets.append(item)
-        return sets[:MAX_INPUT_SETS], ""
+        sets = sets[:MAX_INPUT_SETS - 1]
     signature = _signature_set(target, extraction, params)
+    if own:
+        # The signature's strategies last: the candidates' may all miss what the types allow (floats where
+        # every candidate drew integers).
+        if signature is not None and signature.strategies not in [s.strategies for s in sets]:
+            sets.append(signature)
+        return sets, ""
     if signature is None:
         why = "no sound candidate draws every required parameter and the signature gives no strategy for one"
         return [], why
