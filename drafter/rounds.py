@@ -166,7 +166,7 @@ def gather_evidence(outcome: RunOutcome, target_id: str, round_number: int, budg
     triage = getattr(outcome, "triage", {})  # an outcome built before triage has none
     # Distinguished first (the model can aim at a real difference), then those not searched, then the likely
     # equivalent ones, marked, so that the model does not chase them.
-    rank = {"distinguished": 0, "no_difference_found": 2}
+    placed = {"distinguished": 0, "no_difference_found": 2}
 
     rejected = [d for d in own if d.round == round_number and d.verdict.stage != "kept"]
     rank = {reason: i for i, reason in enumerate(REJECTION_ORDER)}
@@ -184,7 +184,7 @@ def gather_evidence(outcome: RunOutcome, target_id: str, round_number: int, budg
             used += size
 
     shown = []
-    ordered = sorted(informative_order(survivors), key=lambda m: rank.get(getattr(triage.get(m.id), "status", ""), 1))
+    ordered = sorted(informative_order(survivors), key=lambda m: placed.get(getattr(triage.get(m.id), "status", ""), 1))
     for mutant in ordered:
         if len(shown) == SURVIVORS_SHOWN:
             break

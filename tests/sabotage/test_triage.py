@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from drafter.data import (Candidate, Drafted, DraftOutcome, KillMatrix, KillResult, Mutant, RunOutcome, Soundness,
-                          Verdict)
+                          Triage, Verdict)
 from drafter.extract import extract
 from drafter.rounds import feedback_environment, gather_evidence, render_feedback
 from sabotage.difference import same_value
@@ -124,6 +124,12 @@ def test_the_feedback_prompt_shows_the_input_first_and_the_equivalent_last_marke
     bare = render_feedback(feedback_environment(None), gather_evidence(outcome.__class__(
         **{**outcome.__dict__, "triage": {}}), TARGET, 1), outcome.draft.extraction.target(TARGET), seeds=5)
     assert "Told apart" not in bare and "NO DIFFERENCE FOUND" not in bare and f"{TARGET}#equivalent-1" in bare
+    # The order follows the outcomes, not the lines: with the outcomes of the first and the last line swapped,
+    # the survivor of line 7 (no difference found, as if) goes last.
+    swapped = {**triage, f"{TARGET}#narrow-0": Triage(f"{TARGET}#narrow-0", "no_difference_found", examples=9),
+               f"{TARGET}#equivalent-1": triage[f"{TARGET}#narrow-0"]}
+    feedback = gather_evidence(outcome.__class__(**{**outcome.__dict__, "triage": swapped}), TARGET, 1)
+    assert [m.id.rsplit("#", 1)[1] for m in feedback.survivors] == ["exception-2", "equivalent-1", "narrow-0"]
 
 
 def test_the_same_outcomes_under_one_and_two_jobs(searched, tmp_path):
@@ -174,3 +180,41 @@ def test_a_forged_or_broken_difference_report_is_not_believed():
     assert parse_difference(Run("failed", 0.1, error=f"{MARK}" + good.replace('"result"', '"anything"'))) is None
     assert parse_difference(Run("failed", 0.1, error="AssertionError: assert 1 == 2")) is None
     assert count_examples("not base64!") == -1 and count_examples("") == -1
+
+
+@pytest.mark.slow
+def test_a_whole_run_records_triage_on_every_survivor_and_the_reports_show_it(tmp_path):
+    import json
+
+    from drafter.config import Settings
+    from drafter.pipeline import run
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "planted.py").write_text(PLANTED, encoding="utf-8")
+    weak = {k: v for k, v in CANDIDATES[1].__dict__.items() if k in ("name", "kind", "inputs", "body")}
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({TARGET: json.dumps({"candidates": [
+        {**weak, "assume": [], "counterexample": "a cut that runs past width", "rationale": ""}]})}), encoding="utf-8")
+    settings = Settings(model=f"replay:{replies}", workspace=tmp_path / "ws", jobs=1, max_examples=30, seeds=1,
+                        triage_examples=60)
+    result = run(src, settings)
+    report = json.loads((result.run_dir / "report.json").read_text(encoding="utf-8"))
+    survivors = [m for m in report["mutants"] if m["status"] in ("survived", "not_reached")]
+    assert survivors and all(m["triage"]["status"] in ("distinguished", "no_difference_found", "not_triaged")
+                             for m in survivors)
+    assert all(m["triage"] is None for m in report["mutants"] if m["status"] == "killed")
+    distinguished = [m for m in survivors if m["triage"]["status"] == "distinguished"]
+    assert distinguished, [m["triage"] for m in survivors]
+    counts = report["summary"]["triage"]
+    assert counts["distinguished"] == len(distinguished) and sum(
+        counts[s] for s in ("distinguished", "no_difference_found", "not_triaged")) == len(survivors)
+    target = report["targets"][0]
+    told_apart = report["summary"]["mutation_score_without_no_difference"][TARGET]
+    assert told_apart == round(target["killed"] / (target["mutants"] - target["no_difference_found"]), 3)
+    markdown = (result.run_dir / "report.md").read_text(encoding="utf-8")
+    first = distinguished[0]["triage"]
+    assert f"On `{first['call']}` the original {first['original']}; the mutant {first['mutant']}" in markdown
+    assert "over mutants not marked no difference found" in markdown
+    html = (result.run_dir / "report.html").read_text(encoding="utf-8")
+    assert "told apart on <code>" in html
