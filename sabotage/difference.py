@@ -33,15 +33,11 @@ class _Uncopyable(Exception):
 
 def compare(module_name: str, qualname: str, file: str, args: tuple, kwargs: dict) -> None:
     """Raise Difference when original and mutant differ on `args`/`kwargs`: result (== with NaN equal to NaN),
-    exception class, or an argument changed in place differently. `file`: the target's module, relative to SRC. An input on which the original disagrees
-    with itself (time, randomness, identity) is rejected: it tells nothing."""
+    exception class, or an argument changed in place differently. An input on which the original disagrees with
+    itself (time, randomness, identity) is rejected: it tells nothing. `file`: the target's module, relative to SRC."""
     from hypothesis import reject
 
-    from sabotage import switch
-
-    module = importlib.import_module(module_name)
-    live, clearers = switch.find_live_function(module, qualname)
-    entry = functools.reduce(getattr, qualname.split("."), module)  # what a caller calls (decorators included)
+    live, clearers, entry = _functions(module_name, qualname)
     mutant_code = live.__code__
     # The calling test file lives in <run folder>/triage/<target>/, the untouched source copy in <run folder>/source/.
     original_file = Path(sys._getframe(1).f_code.co_filename).resolve().parents[2] / "source" / file
@@ -63,6 +59,17 @@ def compare(module_name: str, qualname: str, file: str, args: tuple, kwargs: dic
         payload = {"call": shown, "difference": how, "original": _describe(first, argument),
                    "mutant": _describe(other, argument)}
         raise Difference(MARK + json.dumps(payload))
+
+
+@functools.lru_cache(maxsize=64)
+def _functions(module_name: str, qualname: str) -> tuple:
+    """The live function object (whose code the engine swaps), its cache clearers, and what a caller calls
+    (decorators included); the same objects for every mutant of the target, only their code changes."""
+    from sabotage import switch
+
+    module = importlib.import_module(module_name)
+    live, clearers = switch.find_live_function(module, qualname)
+    return live, clearers, functools.reduce(getattr, qualname.split("."), module)
 
 
 @functools.lru_cache(maxsize=64)
