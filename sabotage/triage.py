@@ -191,6 +191,8 @@ def triage_survivors(outcome: PipelineOutcome, per_mutant: int, per_run: int, jo
                 for path, name, _ in usable]
         planned.append((mutant, runs, [origin for *_, origin in usable]))
 
+    if not planned:
+        return done
     batches = [Batch(tuple(runs), _mutant_spec(mutant)) for mutant, runs, _ in planned]
     answers: dict[int, dict[int, RunOutcome]] = {}
     problems: dict[int, str] = {}
