@@ -154,6 +154,13 @@ def triage_survivors(outcome: PipelineOutcome, per_mutant: int, per_run: int, jo
     todo = [m for m in surviving(outcome) if m.id not in done]
     if not todo:
         return done
+    # One mutant per target in turn (each target's by id), so that a spent run budget leaves every target some.
+    turn: dict[str, int] = {}
+    ranked = []
+    for mutant in todo:  # by id
+        turn[mutant.target] = turn.get(mutant.target, -1) + 1
+        ranked.append((turn[mutant.target], mutant.id, mutant))
+    todo = [mutant for *_, mutant in sorted(ranked)]
     draft = outcome.draft
     run_dir, extraction = draft.run_dir.resolve(), draft.extraction
     source_dir = run_dir / "source"
@@ -184,7 +191,7 @@ def triage_survivors(outcome: PipelineOutcome, per_mutant: int, per_run: int, jo
         each = max(MIN_EXAMPLES_PER_SET, per_mutant // len(usable))
         if spent + each * len(usable) > per_run:
             done[mutant.id] = Triage(mutant.id, "not_triaged", detail=f"the run's triage budget of {per_run} "
-                                     f"examples was spent before this mutant (mutants are searched in id order)")
+                                     f"examples was spent before this mutant (searched one per target in turn, by id)")
             continue
         spent += each * len(usable)
         runs = [RunSpec(str(run_dir / path), name, TRIAGE_SEED, each, True, SAFETY_SECONDS, record=True)
