@@ -39,7 +39,8 @@ def _triage_lines(report: RunReport) -> list[str]:
         f"Surviving mutants triaged by a differential search: {t['distinguished']} distinguished (an input on which "
         f"they differ from the original), {t['no_difference_found']} with no difference found (likely equivalent, "
         f"not proven), {t['not_triaged']} not triaged"
-        + (f" ({t['seconds']:.1f} s)" if t.get("seconds") is not None else "") + ". "
+        + (f" ({report.summary['seconds']['triage']:.1f} s)" if "triage" in report.summary.get("seconds", {}) else "")
+        + ". "
         f"Mutation score {_percent(plain)} over all mutants, {_percent(told_apart)} over mutants not marked "
         "no difference found.",
         "",

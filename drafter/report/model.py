@@ -194,14 +194,14 @@ def _mutant_status(mutant_id: str, kept_results, all_results, invalid: set[str])
     return "not_reached" if all(r.outcome == "not_reached" for r in considered) else "survived"
 
 
-def _triage_summary(mutants, seconds: float | None) -> dict:
-    """Counts of the survivors' triage outcomes, the examples the searches that found nothing tried, and the time."""
+def _triage_summary(mutants) -> dict:
+    """Counts of the survivors' triage outcomes and the examples the searches that found nothing tried (the stage's
+    time is in summary.seconds)."""
     rows = [m.triage for m in mutants if m.triage]
     counts = Counter(row["status"] for row in rows)
     return {**{status: counts.get(status, 0) for status in TRIAGE_STATUSES},
             "examples_no_difference": sum(max(row["examples"], 0) for row in rows
-                                          if row["status"] == "no_difference_found"),
-            "seconds": seconds}
+                                          if row["status"] == "no_difference_found")}
 
 
 def _candidate_file(rendered, kept: bool) -> str | None:
@@ -341,7 +341,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         "mutation_score": score,
         # beside it: the same over mutants not marked no_difference_found (likely equivalent, never proven)
         "mutation_score_without_no_difference": score_told_apart,
-        "triage": _triage_summary(mutants, outcome.stage_seconds.get("triage")),
+        "triage": _triage_summary(mutants),
         "matrix": {
             "evaluations": sum(1 for r in matrix.results if r.outcome != "not_reached"),  # pairs that ran
             "not_reached_pairs": sum(1 for r in matrix.results if r.outcome == "not_reached"),  # decided unrun
