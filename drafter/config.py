@@ -34,6 +34,8 @@ class Settings:
     rounds: int = 1  # feedback rounds: after each, targets with survivors or rejections are asked again
     max_calls: int | None = None  # model calls of the whole run (every round); None: no cap
     max_tokens: int | None = None  # model tokens (prompt + completion) of the whole run; None: no cap
+    triage_examples: int = 200  # examples of the differential search per surviving mutant; 0: no triage
+    triage_run_examples: int = 20_000  # the same over the whole run: later mutants (by id) are not_triaged
 
 
 PATH_KEYS = {"workspace", "prompts", "known_bad", "changed_since"}
@@ -41,7 +43,8 @@ PATH_LIST_KEYS = {"corpus"}
 STR_LIST_KEYS = {"select"}
 # key -> (smallest, largest) allowed value
 INT_RANGES = {"jobs": (1, 256), "max_examples": (1, 100_000), "seeds": (1, 1_000), "concurrency": (1, 256),
-              "retries": (0, 100), "rounds": (1, 20), "max_calls": (1, 10_000_000), "max_tokens": (1, 10**12)}
+              "retries": (0, 100), "rounds": (1, 20), "max_calls": (1, 10_000_000), "max_tokens": (1, 10**12),
+              "triage_examples": (0, 100_000), "triage_run_examples": (0, 10**9)}
 FLOAT_RANGES = {"temperature": (0.0, 2.0), "timeout": (0.001, 86_400.0), "budget": (0.1, 86_400.0)}
 BOOL_KEYS = {"cache", "include_private"}
 

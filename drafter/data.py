@@ -313,6 +313,31 @@ class RunOutcome:
     stage_seconds: dict[str, float]
     settings: dict  # the settings that shape results, recorded in the report
     rounds: tuple[RoundRecord, ...] = ()  # feedback rounds: who was asked in each, why targets stopped
+    triage: dict[str, Triage] = field(default_factory=dict)  # surviving mutant id -> its differential search
+
+
+# ---------------------------------------------------------------- triage of surviving mutants
+
+# "distinguished": an input on which original and mutant differ was found (and shrunk); "no_difference_found":
+# the search tried its examples and found none (likely equivalent, never proven); "not_triaged": no search ran to
+# its end (budget, no strategy for the parameters, a method, an error).
+TRIAGE_STATUSES = ("distinguished", "no_difference_found", "not_triaged")
+
+
+@dataclass(frozen=True)
+class Triage:
+    """The differential search for one surviving mutant (sabotage.triage)."""
+
+    mutant_id: str
+    status: str  # one of TRIAGE_STATUSES
+    call: str = ""  # distinguished: the shrunk input as a call, e.g. "shorten('a b', width=3)"
+    original: str = ""  # distinguished: what the original does on it ("returns 'a b'", "raises ValueError: …")
+    mutant: str = ""  # distinguished: what the mutant does on it
+    difference: str = ""  # distinguished: "result", "exception" or "argument" (an in-place change)
+    examples: int = 0  # examples tried over all input sets (-1: not counted; see examples_budget)
+    examples_budget: int = 0  # examples allotted to this mutant
+    inputs: str = ""  # where the strategies came from, e.g. "candidate shorten_bound", "combined", "signature"
+    detail: str = ""  # not_triaged: why; else notes (an input set that could not run)
 
 
 # ---------------------------------------------------------------- feedback rounds
@@ -326,6 +351,7 @@ class FeedbackMutant:
     description: str
     line: int
     diff: str  # short: the changed lines with one line of context
+    triage: Triage | None = None  # the differential search's outcome, when it ran
 
 
 @dataclass(frozen=True)

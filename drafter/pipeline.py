@@ -46,6 +46,7 @@ from drafter.soundness import wall_warnings
 from sabotage.cache import MutantCache
 from sabotage.known_bad import drop_operator_duplicates, load_known_bad
 from sabotage.mutants import mutants_for_all
+from sabotage.triage import with_triage
 
 
 class Reporter(Protocol):
@@ -463,6 +464,7 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
         with hypothesis_storage_in(drafted_run.run_dir):
             outcome = _back_half(drafted_run, settings, reporter)
             outcome = more_rounds(outcome, settings, budget, reporter, ROUND_STAGES)
+            outcome = triage_stage(outcome, settings, reporter)  # the last round's survivors (earlier ones reused)
         write_candidates(drafted_run.run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)
         report = build_report(outcome, carry)
         if carry is not None:
@@ -535,6 +537,16 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
     return outcome
 
 
+def triage_stage(outcome: RunOutcome, settings: Settings, reporter: Reporter) -> RunOutcome:
+    """The differential search for every surviving mutant not searched yet (sabotage.triage)."""
+    reporter.stage("triage")
+    started = time.perf_counter()
+    outcome = with_triage(outcome, settings.triage_examples, settings.triage_run_examples, settings.jobs)
+    seconds = dict(outcome.stage_seconds)
+    seconds["triage"] = round(seconds.get("triage", 0.0) + time.perf_counter() - started, 3)
+    return replace(outcome, stage_seconds=seconds)
+
+
 # Feedback rounds (drafter/rounds.py) run these same stages on each round's new candidates.
 ROUND_STAGES = Stages(ask=propose_with_cache, cache=reply_cache, render=render_stage, mutants=mutant_stage, keep=keep_stage,
-                      soundness=soundness_stage, matrix=matrix_stage)
+                      soundness=soundness_stage, matrix=matrix_stage, triage=triage_stage)

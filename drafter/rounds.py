@@ -161,6 +161,10 @@ def gather_evidence(outcome: RunOutcome, target_id: str, round_number: int, budg
     met = {r.mutant_id for r in outcome.matrix.results}
     caught = {r.mutant_id for r in outcome.matrix.results if r.killed and r.candidate_id in kept_ids}
     survivors = [m for m in mutants if m.id in met and m.id not in caught]
+    triage = getattr(outcome, "triage", {})  # an outcome built before triage has none
+    # Distinguished first (the model can aim at a real difference), then those not searched, then the likely
+    # equivalent ones, marked, so that the model does not chase them.
+    placed = {"distinguished": 0, "no_difference_found": 2}
 
     rejected = [d for d in own if d.round == round_number and d.verdict.stage != "kept"]
     rank = {reason: i for i, reason in enumerate(REJECTION_ORDER)}
@@ -178,11 +182,13 @@ def gather_evidence(outcome: RunOutcome, target_id: str, round_number: int, budg
             used += size
 
     shown = []
-    for mutant in informative_order(survivors):
+    ordered = sorted(informative_order(survivors), key=lambda m: placed.get(getattr(triage.get(m.id), "status", ""), 1))
+    for mutant in ordered:
         if len(shown) == SURVIVORS_SHOWN:
             break
-        entry = FeedbackMutant(mutant.id, _clip(mutant.description, 200), mutant.line, short_diff(mutant.diff))
-        size = len(entry.diff) + len(entry.description) + len(entry.id) + 20
+        entry = FeedbackMutant(mutant.id, _clip(mutant.description, 200), mutant.line, short_diff(mutant.diff),
+                               triage.get(mutant.id))
+        size = len(entry.diff) + len(entry.description) + len(entry.id) + 20 + _triage_chars(entry.triage)
         if used + size <= budget_chars:
             shown.append(entry)
             used += size
@@ -198,6 +204,12 @@ def gather_evidence(outcome: RunOutcome, target_id: str, round_number: int, budg
         used_names=tuple(sorted({_name_kind(d)[0] for d in own if d.candidate is not None})),
         unevaluated=sum(1 for m in mutants if m.id not in met),
     )
+
+
+def _triage_chars(triage) -> int:
+    if triage is None:
+        return 0
+    return len(triage.call) + len(triage.original) + len(triage.mutant) + 80
 
 
 def why_stop(feedback: Feedback, has_kept: bool, reply: Reply | None, proposed: int) -> str | None:
@@ -282,6 +294,7 @@ class Stages:
     keep: Callable  # (sound, matrix, run_dir) -> verdicts
     soundness: Callable  # (rendered, run_dir, source_dir, settings, reporter, warnings) -> checks in order
     matrix: Callable  # (sound, mutants, run_dir, source_dir, settings, reporter, warnings) -> KillMatrix
+    triage: Callable | None = None  # (outcome, settings, reporter) -> outcome with its survivors triaged
 
 
 def merge_matrices(old: KillMatrix, new: KillMatrix) -> KillMatrix:
@@ -376,6 +389,8 @@ def _rounds(outcome: RunOutcome, settings: Settings, budget: Budget, reporter, s
         last = records[-1]
         stopped: dict[str, str] = {}
         asking: list[Prompt] = []
+        if stages.triage is not None:  # the prompt shows where each survivor differs, or that nothing was found
+            state = stages.triage(state, settings, reporter)
         for target_id in last.asked:
             target = extraction.target(target_id)
             feedback = gather_evidence(state, target_id, number - 1)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import jinja2
 
-from drafter.report.model import FACED_MUTANTS, by_target, CandidateEntry, RunReport, overall_score
+from drafter.report.model import (FACED_MUTANTS, CandidateEntry, RunReport, by_target, overall_score,
+                                  score_without_no_difference)
 
 CELL = {"assertion": ("A", "kill by its assertion"), "crash": ("C", "kill by a crash"),
         "timeout": ("T", "kill by a repeated timeout"), "survived": ("·", "survived"),
@@ -76,6 +77,7 @@ def view(report: RunReport, run_dir: Path | None) -> dict:
         "report": report,
         "s": report.summary,
         "score": overall_score(report),
+        "score_told_apart": score_without_no_difference(report),
         "targets": targets,
         "kept_code": {c.id: _code(run_dir, c) for c in report.candidates if c.status == "kept"},
         "rejections": sorted(rejections.items()),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from drafter.report.model import FACED_MUTANTS, by_target, RunReport
+from drafter.report.model import FACED_MUTANTS, RunReport, by_target, overall_score, score_without_no_difference
 from drafter.report.rounds import rounds_markdown, score_by_round
 
 SHOWN_SURVIVORS = 5  # per target
@@ -27,6 +27,58 @@ def _fence(text: str, lang: str = "") -> str:
 
 def _score(killed: int, total: int) -> str:
     return f"{killed}/{total} ({killed / total:.0%})" if total else "no mutants"
+
+
+def _triage_lines(report: RunReport) -> list[str]:
+    """The survivors' triage and the score beside the plain one, when triage ran."""
+    t = report.summary.get("triage") or {}
+    if not any(t.get(k) for k in ("distinguished", "no_difference_found", "not_triaged")):
+        return []
+    plain, told_apart = overall_score(report), score_without_no_difference(report)
+    return [
+        f"Surviving mutants triaged by a differential search: {t['distinguished']} distinguished (an input on which "
+        f"they differ from the original), {t['no_difference_found']} with no difference found (likely equivalent, "
+        f"not proven), {t['not_triaged']} not triaged"
+        + (f" ({report.summary['seconds']['triage']:.1f} s)" if "triage" in report.summary.get("seconds", {}) else "")
+        + ". "
+        f"Mutation score {_percent(plain)} over all mutants, {_percent(told_apart)} over mutants not marked "
+        "no difference found.",
+        "",
+    ]
+
+
+def _percent(score: float | None) -> str:
+    return "–" if score is None else f"{score:.1%}"
+
+
+def _triage_rank(mutant) -> int:
+    return {"distinguished": 0, "no_difference_found": 2}.get((mutant.triage or {}).get("status"), 1)
+
+
+def _triage_mark(triage: dict | None) -> str:
+    if not triage:
+        return ""
+    if triage["status"] == "distinguished":
+        return f" · told apart on <code>{_html(triage['call'])}</code>"
+    if triage["status"] == "no_difference_found":
+        tried = f" in {triage['examples']} examples" if triage["examples"] > 0 else ""
+        return f" · no difference found{tried} (likely equivalent)"
+    return " · not triaged"
+
+
+def _triage_detail(triage: dict | None) -> list[str]:
+    if not triage:
+        return []
+    if triage["status"] == "distinguished":
+        return [f"On `{triage['call']}` the original {triage['original']}; the mutant {triage['mutant']} "
+                f"(inputs from {triage['inputs']}).", ""]
+    if triage["status"] == "not_triaged" and triage.get("detail"):
+        return [f"Not triaged: {triage['detail']}", ""]
+    return []
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render_markdown(report: RunReport) -> str:
@@ -47,7 +99,7 @@ def render_markdown(report: RunReport) -> str:
         "",
         "Nothing here is an oracle yet: review each kept file, then `drafter promote` it into `oracle/properties/`.",
         "",
-    ]
+    ] + _triage_lines(report)
     if report.warnings:
         lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
     lines += rounds_markdown(report)
@@ -64,6 +116,8 @@ def render_markdown(report: RunReport) -> str:
             + (f" (by round: {score_by_round(report, target.id)})" if score_by_round(report, target.id) else "")
             + (f" · {target.not_reached} not reached" if target.not_reached else "")
             + (f" · {target.not_evaluated} not evaluated" if target.not_evaluated else "")
+            + (f" · {_score(target.killed, target.mutants - target.no_difference_found)} without the "
+               f"{target.no_difference_found} with no difference found" if target.no_difference_found else "")
         )
         lines.append("")
         if target.note:
@@ -86,8 +140,9 @@ def render_markdown(report: RunReport) -> str:
             shown = [m for m in mutants_by_target[target.id] if m.status == status] if faced else []
             if shown:
                 lines += ["**" + heading.format(n=len(shown)), ""]
-                for m in shown[:SHOWN_SURVIVORS]:
-                    lines += [f"<details><summary><code>{m.id}</code>: {m.description}</summary>", "", _fence(m.diff, "diff"), "", "</details>", ""]
+                for m in sorted(shown, key=_triage_rank)[:SHOWN_SURVIVORS]:
+                    lines += [f"<details><summary><code>{m.id}</code>: {m.description}{_triage_mark(m.triage)}</summary>",
+                              "", *_triage_detail(m.triage), _fence(m.diff, "diff"), "", "</details>", ""]
                 if len(shown) > SHOWN_SURVIVORS:
                     lines += [f"… and {len(shown) - SHOWN_SURVIVORS} more {more} of this target in {ELSEWHERE}.", ""]
 

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter.data import MUTANT_STATUSES, RunOutcome, TokenUsage, to_jsonable
+from drafter.data import MUTANT_STATUSES, TRIAGE_STATUSES, RunOutcome, TokenUsage, to_jsonable
 from drafter.errors import ConfigError
 from drafter.jsonfile import inside, read_json
 from drafter.report.rounds import caught_in_round, rounds_summary
@@ -42,6 +42,7 @@ class TargetEntry:
     carried_from: str | None = None  # the earlier run whose results a refresh carried forward (target unchanged)
     not_reached: int = 0  # evaluated, but no candidate's clean run executed a changed line (counted in `mutants`)
     not_evaluated: int = 0  # no sound candidate met them; outside the score
+    no_difference_found: int = 0  # surviving, and triage found no input telling them apart (counted in `mutants`)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class MutantEntry:
     diff: str
     fresh_process: str | None = None  # why it could not be switched in-process
     caught_in_round: int | None = None  # the first round whose kept candidates catch it
+    # A survivor's differential search (drafter.data.Triage without its mutant id): status, and the distinguishing
+    # call with both outcomes, or the examples tried; None for a mutant that is caught, invalid or not evaluated.
+    triage: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,12 @@ def _entry(cls, row: dict, **extra):
 def overall_score(report: RunReport) -> float | None:
     """Killed (assertion, crash or repeated timeout) over valid mutants of every target; None without mutants."""
     total = sum(t.mutants for t in report.targets)
+    return round(sum(t.killed for t in report.targets) / total, 3) if total else None
+
+
+def score_without_no_difference(report: RunReport) -> float | None:
+    """Killed over valid mutants of every target, leaving out those triage found no difference for."""
+    total = sum(t.mutants - t.no_difference_found for t in report.targets)
     return round(sum(t.killed for t in report.targets) / total, 3) if total else None
 
 
@@ -197,6 +207,16 @@ def _mutant_status(mutant_id: str, kept_results, all_results, invalid: set[str])
     return "not_reached" if all(r.outcome == "not_reached" for r in considered) else "survived"
 
 
+def _triage_summary(mutants) -> dict:
+    """Counts of the survivors' triage outcomes and the examples the searches that found nothing tried (the stage's
+    time is in summary.seconds)."""
+    rows = [m.triage for m in mutants if m.triage]
+    counts = Counter(row["status"] for row in rows)
+    return {**{status: counts.get(status, 0) for status in TRIAGE_STATUSES},
+            "examples_no_difference": sum(max(row["examples"], 0) for row in rows
+                                          if row["status"] == "no_difference_found")}
+
+
 def _candidate_file(rendered, kept: bool) -> str | None:
     if rendered is None:
         return None
@@ -268,13 +288,18 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 caught_in_round=caught_in_round(killers, round_of) if mutant.id not in invalid else None,
             )
         )
+        if mutants[-1].status in ("survived", "not_reached") and mutant.id in outcome.triage:
+            row = to_jsonable(outcome.triage[mutant.id])
+            row.pop("mutant_id")
+            mutants[-1] = dataclasses.replace(mutants[-1], triage=row)
 
     targets = []
-    score = {}
+    score, score_told_apart = {}, {}
     for target in draft.extraction.targets:
         own_candidates = [c for c in candidates if c.target == target.id]
         own_mutants = [m for m in mutants if m.target == target.id and m.status not in ("invalid", "not_evaluated")]
         killed = sum(1 for m in own_mutants if m.status in ("killed", "timeout"))
+        no_difference = sum(1 for m in own_mutants if (m.triage or {}).get("status") == "no_difference_found")
         targets.append(
             TargetEntry(
                 id=target.id,
@@ -288,9 +313,12 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
                 note=draft.target_notes.get(target.id),
                 not_reached=sum(1 for m in own_mutants if m.status == "not_reached"),
                 not_evaluated=sum(1 for m in mutants if m.target == target.id and m.status == "not_evaluated"),
+                no_difference_found=no_difference,
             )
         )
         score[target.id] = round(killed / len(own_mutants), 3) if own_mutants else None
+        told_apart = len(own_mutants) - no_difference
+        score_told_apart[target.id] = round(killed / told_apart, 3) if told_apart else None
 
     rounds = rounds_summary(outcome, candidates, mutants)  # fresh targets only: carried ones ran no round here
     target_notes = dict(draft.target_notes)
@@ -301,6 +329,8 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         mutants += carry.mutants
         target_notes.update({t.id: t.note for t in carry.targets if t.note})
         score.update({t.id: round(t.killed / t.mutants, 3) if t.mutants else None for t in carry.targets})
+        score_told_apart.update({t.id: round(t.killed / (t.mutants - t.no_difference_found), 3)
+                                 if t.mutants > t.no_difference_found else None for t in carry.targets})
     mutant_status = Counter(m.status for m in mutants)
     dropped_equivalent = sum(e for e, _ in outcome.dropped_mutants.values())
     dropped_duplicate = sum(d for _, d in outcome.dropped_mutants.values())
@@ -322,6 +352,9 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
             "fresh_process": len(matrix.fresh_process),
         },
         "mutation_score": score,
+        # beside it: the same over mutants not marked no_difference_found (likely equivalent, never proven)
+        "mutation_score_without_no_difference": score_told_apart,
+        "triage": _triage_summary(mutants),
         "matrix": {
             "evaluations": sum(1 for r in matrix.results if r.outcome != "not_reached"),  # pairs that ran
             "not_reached_pairs": sum(1 for r in matrix.results if r.outcome == "not_reached"),  # decided unrun
