@@ -29,7 +29,7 @@ import types
 import weakref
 from pathlib import Path
 
-from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
+from gate.channel import MAX_DEPTH, ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 
 SANDBOX_BOOT = """\
 import json, sys
@@ -44,7 +44,7 @@ STEERING = frozenset({("unittest.case", "SkipTest")})
 
 _violations: list[str] = []
 _released: list[int] = []
-_stand_ins: dict[tuple[str, str], type] = {}
+_stand_ins: dict[tuple[str, str, bool], type] = {}
 _sandbox: "Sandbox | None" = None
 
 
@@ -155,15 +155,12 @@ def stats() -> dict:
     return {"started": True, "calls": _sandbox.calls, "seconds": round(_sandbox.seconds, 4), "wall": _sandbox.wall}
 
 
-def _stdlib_class(module: str, qualname: str) -> type | None:
-    if module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names:
+def _real_class(module: str, qualname: str, genuine) -> type | None:
+    """The builtin or standard-library exception class of that name, if the sandbox vouched that its class is that
+    very class there and this process has loaded it (nothing is imported on the sandbox's word)."""
+    if genuine is not True or (module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names):
         return None
-    try:
-        found = importlib.import_module(module)
-        for part in qualname.split("."):
-            found = getattr(found, part)
-    except Exception:
-        return None
+    found = loaded(module, qualname)
     return found if isinstance(found, type) and issubclass(found, BaseException) else None
 
 
@@ -171,15 +168,16 @@ def exception_class(path) -> type:
     """The class an exception of the sandbox is re-raised as: the real one for builtin and standard-library
     classes, otherwise a stand-in of that name (one object per name for the whole session)."""
     if type(path) is not list or not path or not all(
-            type(p) is list and len(p) == 2 and all(type(s) is str for s in p) for p in path):
+            type(p) is list and len(p) == 3 and type(p[0]) is str and type(p[1]) is str and type(p[2]) is bool
+            for p in path):
         raise ChannelError("malformed exception class path")
     cls: type = BaseException
-    for module, qualname in reversed(path):
-        real = _stdlib_class(module, qualname)
+    for module, qualname, genuine in reversed(path):
+        real = _real_class(module, qualname, genuine)
         if real is not None:
             cls = real if issubclass(real, cls) else cls
             continue
-        key = (module, qualname)
+        key = (module, qualname, genuine)
         if key not in _stand_ins:
             _stand_ins[key] = type(qualname.rsplit(".", 1)[-1], (cls,), {"__module__": module,
                                                                           "__qualname__": qualname})
@@ -187,27 +185,49 @@ def exception_class(path) -> type:
     return cls
 
 
-def _raise(described) -> None:
-    if type(described) is not dict:
+def _exception(described, depth: int = 0) -> BaseException:
+    """The exception the sandbox described: its class (real or stand-in), args, plain attributes and chain."""
+    if type(described) is not dict or depth > 20:
         raise _violation("malformed exception from the sandbox")
     cls = exception_class(described.get("mro"))
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    if not issubclass(cls, Exception) or (cls.__module__, cls.__qualname__) in STEERING:
-        raise _violation(f"production code raised {name}, which would steer the test run instead of failing it")
     message = described.get("message") if type(described.get("message")) is str else ""
     try:
-        args = decode(described.get("args")) if described.get("args") is not None else (message,)
+        args = decode(described.get("args"), _handle) if described.get("args") is not None else (message,)
         exc = cls(*args) if type(args) is tuple else cls(message)
     except Exception:
         exc = cls.__new__(cls)
         exc.args = (message,)
+    attributes = described.get("attributes")
+    for pair in attributes if type(attributes) is list else ():
+        if type(pair) is list and len(pair) == 2 and type(pair[0]) is str:
+            try:
+                setattr(exc, pair[0], decode(pair[1], _handle))
+            except (AttributeError, TypeError, ChannelError):
+                pass  # a read-only attribute of a real class: its args already carry it
+    unsent = described.get("unsent")
+    if type(unsent) is list and unsent:
+        exc.add_note(f"attributes that could not cross the channel: {', '.join(map(str, unsent))[:300]}")
     if type(described.get("traceback")) is str:
         exc.add_note("raised in the sandbox process:\n" + described["traceback"])
+    for link in ("cause", "context"):
+        if described.get(link) is not None:
+            setattr(exc, f"__{link}__", _exception(described[link], depth + 1))
+    exc.__suppress_context__ = described.get("suppress_context") is True
+    return exc
+
+
+def _raise(described) -> None:
+    exc = _exception(described)
+    cls = type(exc)
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if not issubclass(cls, Exception) or (cls.__module__, cls.__qualname__) in STEERING:
+        raise _violation(f"production code raised {name}, which would steer the test run instead of failing it")
     raise exc
 
 
 class SandboxObject:
-    """A handle on an object that stays in the sandbox."""
+    """A handle on an object that stays in the sandbox: attributes, calls, operators, iteration and isinstance
+    checks against it are asked of the sandbox."""
 
     __slots__ = ("_number", "_meta", "__weakref__")
 
@@ -226,13 +246,17 @@ class SandboxObject:
         return _ask({"op": "getattr", "of": self._number, "name": name})
 
     def __setattr__(self, name, value):
-        raise AttributeError("objects of the sandbox are read-only from the properties")
+        self._dunder("setattr", name, value)
+
+    def __delattr__(self, name):
+        self._dunder("delattr", name)
 
     def __call__(self, *args, **kwargs):
-        return _ask({"op": "call", "of": self._number, "args": _out(list(args)), "kwargs": _out(kwargs)})
+        return _ask({"op": "call", "of": self._number, "args": _out(list(args)), "kwargs": _out(kwargs)},
+                    (args, kwargs))
 
     def _dunder(self, name: str, *args):
-        return _ask({"op": "dunder", "of": self._number, "name": name, "args": _out(list(args))})
+        return _ask({"op": "dunder", "of": self._number, "name": name, "args": _out(list(args))}, (args, {}))
 
     def __repr__(self) -> str:
         try:
@@ -244,6 +268,9 @@ class SandboxObject:
     def __str__(self) -> str:
         return _exact(self._dunder("str"), str, "str()")
 
+    def __format__(self, spec) -> str:
+        return _exact(self._dunder("format", spec), str, "format()")
+
     def __bool__(self) -> bool:
         return _exact(self._dunder("bool"), bool, "bool()")
 
@@ -253,35 +280,88 @@ class SandboxObject:
     def __hash__(self) -> int:
         return _exact(self._dunder("hash"), int, "hash()")
 
+    def __int__(self) -> int:
+        return _exact(self._dunder("int"), int, "int()")
+
+    def __float__(self) -> float:
+        return _exact(self._dunder("float"), float, "float()")
+
+    def __index__(self) -> int:
+        return _exact(self._dunder("index"), int, "index")
+
     def __iter__(self):
-        return iter(_exact(self._dunder("iter"), list, "iter()"))
+        """Lazily, in growing batches: a production generator runs no further ahead than a few items."""
+        iterator, batch = self._dunder("iter"), 1
+        while True:
+            items = _exact(iterator._dunder("take", batch) if type(iterator) is SandboxObject else None, list,
+                           "iteration")
+            yield from items
+            if len(items) < batch:
+                return
+            batch = min(batch * 2, 256)
+
+    def __next__(self):
+        items = _exact(self._dunder("take", 1), list, "next()")
+        if not items:
+            raise StopIteration
+        return items[0]
+
+    def __reversed__(self):
+        return self._dunder("reversed")
 
     def __getitem__(self, key):
         return self._dunder("getitem", key)
 
+    def __setitem__(self, key, value):
+        self._dunder("setitem", key, value)
+
+    def __delitem__(self, key):
+        self._dunder("delitem", key)
+
     def __contains__(self, item) -> bool:
         return _exact(self._dunder("contains", item), bool, "in")
 
-    def __eq__(self, other):
-        return self._dunder("eq", other)
+    def __instancecheck__(self, obj) -> bool:
+        return _exact(self._dunder("isinstance", obj), bool, "isinstance()")
 
-    def __ne__(self, other):
-        return self._dunder("ne", other)
+    def __subclasscheck__(self, cls) -> bool:
+        return _exact(self._dunder("issubclass", cls), bool, "issubclass()")
 
-    def __lt__(self, other):
-        return self._dunder("lt", other)
+    def __round__(self, *digits):
+        return self._dunder("round", *digits)
 
-    def __le__(self, other):
-        return self._dunder("le", other)
+    def __neg__(self):
+        return self._dunder("neg")
 
-    def __gt__(self, other):
-        return self._dunder("gt", other)
+    def __pos__(self):
+        return self._dunder("pos")
 
-    def __ge__(self, other):
-        return self._dunder("ge", other)
+    def __abs__(self):
+        return self._dunder("abs")
+
+    def __invert__(self):
+        return self._dunder("invert")
 
     def __del__(self) -> None:
         _released.append(self._number)
+
+
+def _binary(name: str):
+    def forward(self, other):
+        return self._dunder(name, other)
+
+    def reflected(self, other):
+        return self._dunder(f"r{name}", other)
+    return forward, reflected
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(SandboxObject, f"__{_name}__", _binary(_name)[0])
+for _name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or",
+              "xor"):
+    _forward, _reflected = _binary(_name)
+    setattr(SandboxObject, f"__{_name}__", _forward)
+    setattr(SandboxObject, f"__r{_name}__", _reflected)
 
 
 _live: "weakref.WeakValueDictionary[int, SandboxObject]" = weakref.WeakValueDictionary()
@@ -294,27 +374,34 @@ def _exact(value, kind: type, what: str):
 
 
 def _out(value):
-    """Arguments as plain data; handles go back as their ids."""
+    """Arguments as plain data; handles go back as their ids. What cannot cross is a limit of the channel, not a
+    fault of the patch: a violation that says so."""
     def handle_of(obj):
         if type(obj) is SandboxObject:
             return ["h", obj._number]
-        raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} cannot be passed to production code: "
-                       "only plain data and objects of the sandbox cross the channel")
+        if isinstance(obj, TargetModule):
+            return ["h", obj.__dict__["_gate_handle"]._number]
+        raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} is not plain data")
     try:
         return encode(value, handle_of)
     except NotPlain as exc:
-        raise TypeError(str(exc)) from None
+        raise _violation(f"{CHANNEL_LIMIT}: a test passed production code a value it cannot carry ({exc})") from None
 
 
 def _handle(tag: str, rest: list):
     if tag == "x" and len(rest) == 1:
         return exception_class(rest[0])
+    if tag == "e" and len(rest) == 1:
+        return _exception(rest[0])
     if tag != "h" or len(rest) != 2 or type(rest[0]) is not int or type(rest[1]) is not dict:
         raise ChannelError(f"unknown value tag {tag!r}")
     number, meta = rest
-    if set(meta) != {"kind", "type", "name", "package"} or not all(
+    if set(meta) != {"kind", "type", "name", "package", "stdlib"} or not all(
             type(meta[k]) is str for k in ("kind", "type", "name")) or type(meta["package"]) is not bool:
         raise ChannelError("malformed handle")
+    ours = _stdlib_object(meta["stdlib"], meta["kind"])
+    if ours is not None:
+        return ours
     module = sys.modules.get(meta["name"]) if meta["kind"] == "module" else None
     if isinstance(module, TargetModule) and module.__dict__["_gate_handle"]._number == number:
         return module
@@ -326,10 +413,73 @@ def _handle(tag: str, rest: list):
     return found
 
 
-def _ask(message: dict):
+def _stdlib_object(name, kind: str):
+    """Our own copy of a standard-library module, class or function the sandbox handed over, if loaded here."""
+    if type(name) is not list or len(name) != 2 or not all(type(n) is str for n in name):
+        return None
+    module, qualname = name
+    if module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    found = sys.modules.get(module) if kind == "module" else loaded(module, qualname)
+    return None if found is None or isinstance(found, TargetModule) else found
+
+
+def _ask(message: dict, sent: tuple | None = None):
     if _sandbox is None:
         raise _violation("production code was called before the sandbox started")
-    return _answer(_sandbox.request(message))
+    reply = _sandbox.request(message)
+    if "after_refused" in reply:
+        raise _violation(f"an argument production code changed in place cannot cross back: "
+                         f"{str(reply['after_refused'])[:300]}")
+    if "after" in reply and sent is not None:
+        try:
+            after = decode(reply["after"], _handle)
+        except ChannelError as exc:
+            raise _violation(f"arguments changed in place came back malformed: {exc}") from None
+        if type(after) is not list or len(after) != 2:
+            raise _violation("arguments changed in place came back malformed")
+        _sync(list(sent[0]), after[0])
+        _sync(sent[1], after[1])
+    return _answer(reply)
+
+
+def _sync(mine, theirs, depth: int = 0) -> None:
+    """Make the caller's own objects what production code left them as: a list, dict, set or bytearray is changed
+    in place (so the caller sees an in-place sort, or a cheat that edits its input), nested ones too."""
+    if depth > MAX_DEPTH or type(mine) is not type(theirs):
+        return
+    kind = type(mine)
+    if kind is list:
+        if len(mine) == len(theirs):
+            for i, (a, b) in enumerate(zip(mine, theirs)):
+                if type(a) in MUTABLE and type(a) is type(b):
+                    _sync(a, b, depth + 1)
+                elif not (a is b or type(a) is type(b) and a == b and type(a) in SAME_BY_VALUE):
+                    mine[i] = b
+        else:
+            mine[:] = theirs
+    elif kind is dict:
+        items = []
+        for key, value in theirs.items():
+            if key in mine and type(mine[key]) in MUTABLE:
+                _sync(mine[key], value, depth + 1)
+                value = mine[key] if type(mine[key]) is type(value) else value
+            items.append((key, value))
+        mine.clear()
+        mine.update(items)
+    elif kind is set:
+        mine.clear()
+        mine.update(theirs)
+    elif kind is bytearray:
+        mine[:] = theirs
+    elif isinstance(mine, tuple) and len(mine) == len(theirs):
+        for a, b in zip(mine, theirs):
+            _sync(a, b, depth + 1)
+
+
+MUTABLE = (list, dict, set, bytearray)
+SAME_BY_VALUE = (int, str, bytes, bool, type(None))
+CHANNEL_LIMIT = "a limit of the gate's channel, not a fault of the patch"
 
 
 def _answer(reply: dict):
@@ -348,6 +498,8 @@ class TargetModule(types.ModuleType):
     """A module of the patched tree, as the properties see it: attributes come from the sandbox."""
 
     def __getattr__(self, name: str):
+        if name == "__all__":  # `from target import *`: the module's __all__, else its public names
+            return _exact(self.__dict__["_gate_handle"]._dunder("names"), list, "__all__")
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         value = self.__dict__["_gate_handle"]._dunder_getattr(name)

@@ -18,6 +18,7 @@ import _imp
 import builtins
 import importlib
 import importlib.machinery
+import itertools
 import operator
 import os
 import posix
@@ -27,7 +28,7 @@ import traceback
 import types
 import urllib.parse
 
-from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
+from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 
 REFUSED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
@@ -51,11 +52,23 @@ UNAUDITED_EVENT = "oracle-gate.unaudited"
 BUILTIN_EVENT = "oracle-gate.create_builtin"  # a fresh `posix` module would hold the originals again
 UNAUDITED_KEYWORDS = frozenset({"mode", "device"})
 IN_MEMORY = frozenset({"", ":memory:", b"", b":memory:"})
+BINARY = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or",
+          "xor")
 DUNDERS = {
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
     "ge": operator.ge, "repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
-    "getitem": operator.getitem, "contains": operator.contains, "iter": list,
+    "getitem": operator.getitem, "setitem": operator.setitem, "delitem": operator.delitem,
+    "contains": operator.contains, "iter": iter, "take": lambda it, n: list(itertools.islice(it, n)),
+    "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert, "int": int, "float": float,
+    "index": operator.index, "format": format, "round": round, "reversed": reversed,
+    "isinstance": lambda cls, obj: isinstance(obj, cls), "issubclass": lambda cls, sub: issubclass(sub, cls),
+    "setattr": setattr, "delattr": delattr,
+    "names": lambda module: [str(n) for n in getattr(module, "__all__", None) or vars(module) if not n.startswith("_")],
+    **{name: getattr(operator, f"{name}_" if name in ("and", "or") else name) for name in BINARY},
+    **{f"r{name}": (lambda op: lambda a, b: op(b, a))(getattr(operator, f"{name}_" if name in ("and", "or") else name))
+       for name in BINARY},
 }
+MUTABLE_TAGS = frozenset({"l", "d", "s", "B"})  # a value holding one of these can be changed by the call
 
 
 def set_budget(cpu_seconds: float) -> None:
@@ -111,10 +124,10 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
 
     # The originals live only in this closure (an audit hook cannot be read back), never in a stand-in's.
     originals = {name: getattr(os, name) for name in UNAUDITED if hasattr(os, name)}
-    create_builtin, loaded = _imp.create_builtin, frozenset(sys.modules)
+    create_builtin, already = _imp.create_builtin, frozenset(sys.modules)
 
     def builtin(name, box) -> None:
-        if type(name) is not str or type(box) is not list or name in loaded:
+        if type(name) is not str or type(box) is not list or name in already:
             refuse(f"creating the built-in module {name!r} again")
         box.append(create_builtin(module_spec(name, None, origin="built-in")))
 
@@ -211,6 +224,8 @@ class Objects:
     def handle(self, obj):
         if isinstance(obj, type) and issubclass(obj, BaseException):
             return ["x", class_path(obj)]
+        if isinstance(obj, BaseException):
+            return ["e", described(obj, self)]
         number = self.ids.get(id(obj))
         if number is None:
             number, self.next_id = self.next_id, self.next_id + 1
@@ -220,7 +235,7 @@ class Objects:
         name = getattr(obj, "__name__", None) if kind != "object" else None
         meta = {"kind": kind, "type": f"{type(obj).__module__}.{type(obj).__qualname__}",
                 "name": name if type(name) is str else "",
-                "package": kind == "module" and hasattr(obj, "__path__")}
+                "package": kind == "module" and hasattr(obj, "__path__"), "stdlib": _stdlib_name(obj, kind)}
         return ["h", number, meta]
 
     def get(self, tag, rest):
@@ -235,38 +250,110 @@ class Objects:
                 self.ids.pop(id(obj), None)
 
 
-def class_path(cls: type) -> list[list[str]]:
-    return [[str(c.__module__), str(c.__qualname__)] for c in cls.__mro__ if c is not object]
+def _stdlib_name(obj, kind: str) -> list | None:
+    """[module, qualname] of a standard-library module, class or function that is truly that object here: the
+    other side uses its own (so `from target import *` brings the real `datetime`, not a handle on ours)."""
+    if kind == "object":
+        return None
+    module, qualname = (getattr(obj, "__name__", None), "") if kind == "module" else (
+        getattr(obj, "__module__", None), getattr(obj, "__qualname__", None))
+    if type(module) is not str or type(qualname) is not str or (
+            module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names):
+        return None
+    return [module, qualname] if (sys.modules.get(module) if kind == "module" else loaded(module, qualname)) is obj \
+        else None
 
 
-def perform(message: dict, objects: Objects):
+def class_path(cls: type) -> list[list]:
+    """[module, qualname, genuine] per class of the MRO: genuine when that name, among the modules loaded here,
+    is this very class (a class that merely says it is builtins.ValueError is not)."""
+    return [[str(c.__module__), str(c.__qualname__), loaded(str(c.__module__), str(c.__qualname__)) is c]
+            for c in cls.__mro__ if c is not object]
+
+
+def perform(message: dict, objects: Objects, reply: dict):
     op = message.get("op")
     if op == "import":
         return importlib.import_module(str(message["module"]))
     target = objects.get("h", [message.get("of")])
-    args = decode(message.get("args", ["l", []]), objects.get)
+    sent = [message.get("args", ["l", []]), message.get("kwargs", ["d", []])]
+    args = decode(sent[0], objects.get)
+    kwargs = decode(sent[1], objects.get) if op == "call" else {}
     if op == "getattr":
         return getattr(target, str(message["name"]))
-    if op == "call":
-        kwargs = decode(message.get("kwargs", ["d", []]), objects.get)
-        return target(*args, **kwargs)
-    if op == "dunder" and message.get("name") in DUNDERS:
-        return DUNDERS[message["name"]](target, *args)
-    raise ChannelError(f"unknown request {op!r}")
-
-
-def described(exc: BaseException) -> dict:
+    if op == "dunder" and message.get("name") not in DUNDERS or op not in ("call", "dunder"):
+        raise ChannelError(f"unknown request {op!r}")
     try:
-        args = encode(exc.args)
+        return target(*args, **kwargs) if op == "call" else DUNDERS[message["name"]](target, *args)
+    finally:  # also when it raises: what it changed before raising is changed
+        changed_in_place(sent, [args, kwargs], objects, reply)
+
+
+def changed_in_place(sent: list, now: list, objects: Objects, reply: dict) -> None:
+    """The arguments as they are after the call, when a mutable one changed: the other side updates the caller's
+    own objects, so in-place effects (an honest in-place sort, or a cheat that edits its input) show there too."""
+    items = sent[0][1] if len(sent[0]) == 2 and type(sent[0][1]) is list else []
+    pairs = sent[1][1] if len(sent[1]) == 2 and type(sent[1][1]) is list else []
+    if not any(_holds_mutable(v) for v in items + [p[1] for p in pairs if type(p) is list and len(p) == 2]):
+        return
+    try:
+        if encode(now, _short_handle(objects)) != sent:
+            reply["after"] = encode(now, objects.handle)
+    except Exception as exc:  # noqa: BLE001 - any failure here is the channel's, never production code's error
+        reply["after_refused"] = f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _short_handle(objects: Objects):
+    def short(obj):
+        number = objects.ids.get(id(obj))
+        return ["h", number] if number is not None else ["new"]
+    return short
+
+
+def _holds_mutable(data, depth: int = 0) -> bool:
+    """Whether an encoded value may hold a list, dict, set or bytearray (a cheap over-estimate)."""
+    if type(data) is not list or depth > 300:
+        return False
+    return (bool(data) and type(data[0]) is str and data[0] in MUTABLE_TAGS) or any(
+        _holds_mutable(part, depth + 1) for part in data)
+
+
+EXCEPTION_CHAIN = 8
+
+
+def described(exc: BaseException, objects: "Objects | None" = None, depth: int = 0, seen: set | None = None) -> dict:
+    """An exception as plain data: its class path, args, message, plain attributes (objects as handles), the
+    sandbox's traceback and its __cause__/__context__ chain."""
+    seen = set() if seen is None else seen
+    seen.add(id(exc))
+    handle_of = objects.handle if objects is not None else None
+    try:
+        args = encode(exc.args, handle_of)
     except (NotPlain, RecursionError):
         args = None
     try:
         message = str(exc)
     except Exception:
         message = "<the exception's message could not be formed>"
-    lines = traceback.format_exception(exc)
-    return {"mro": class_path(type(exc)), "args": args, "message": message[:2000],
-            "traceback": "".join(lines[-12:])[-4000:]}
+    attributes, unsent = [], []
+    names = list(getattr(exc, "__dict__", {}) or {}) + [  # an OSError's file names live outside its args
+        n for n in ("filename", "filename2") if isinstance(exc, OSError) and getattr(exc, n) is not None]
+    for name in names:
+        if type(name) is not str or name.startswith("__"):
+            continue
+        try:
+            attributes.append([name, encode(getattr(exc, name), handle_of)])
+        except Exception:
+            unsent.append(name)
+    lines = traceback.format_exception(exc, chain=False)
+    found = {"mro": class_path(type(exc)), "args": args, "message": message[:2000],
+             "traceback": "".join(lines[-12:])[-4000:], "attributes": attributes, "unsent": unsent,
+             "suppress_context": bool(exc.__suppress_context__)}
+    for link in ("cause", "context"):
+        linked = getattr(exc, f"__{link}__")
+        if isinstance(linked, BaseException) and id(linked) not in seen and depth < EXCEPTION_CHAIN:
+            found[link] = described(linked, objects, depth + 1, seen)
+    return found
 
 
 def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
@@ -277,12 +364,13 @@ def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
         except ChannelError:
             return  # the properties' side is done
         objects.release(message.get("release"))
+        reply: dict = {}
         try:
-            reply = {"value": encode(perform(message, objects), objects.handle)}
+            reply["value"] = encode(perform(message, objects, reply), objects.handle)
         except (ChannelError, RecursionError) as exc:
-            reply = {"refused": str(exc)}
-        except BaseException as exc:  # the target's own exceptions cross as (class path, message)
-            reply = {"raise": described(exc)}
+            reply["refused"] = str(exc)
+        except BaseException as exc:  # the target's own exceptions cross with their class path and attributes
+            reply["raise"] = described(exc, objects)
         reply["refusals"], reply["wall"], refusals[:] = list(refusals), wall, []
         try:
             write_frame(chan_out, reply)
