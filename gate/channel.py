@@ -69,7 +69,7 @@ def encode(value, handle_of=None, depth: int = 0):
     if kind is uuid.UUID:
         return ["U", value.hex]
     if kind in CLOCK:
-        return _clock(value)
+        return _clock(value, handle_of)
     if isinstance(value, enum.Enum) and _stdlib(kind.__module__) and _resolves(kind.__module__, kind.__qualname__,
                                                                                 kind):
         return ["E", kind.__module__, kind.__qualname__, encode(value.value, None, depth + 1)]
@@ -124,7 +124,7 @@ def decode(data, handle=None, depth: int = 0):
         if tag == "U" and type(rest[0]) is str and len(rest) == 1:
             return uuid.UUID(hex=rest[0])
         if tag in CLOCK_TAGS:
-            return _unclock(tag, rest)
+            return _unclock(tag, rest, handle)
         if tag == "E" and len(rest) == 3 and type(rest[0]) is str and type(rest[1]) is str:
             return _enum_member(rest[0], rest[1], decode(rest[2], None, depth + 1))
         if tag == "n" and len(rest) == 4 and type(rest[3]) is list:
@@ -143,7 +143,7 @@ def decode(data, handle=None, depth: int = 0):
 CLOCK_TAGS = frozenset({"dd", "dt", "tm", "td", "tz"})
 
 
-def _clock(value):
+def _clock(value, handle_of=None):
     kind = type(value)
     if kind is datetime.timedelta:
         return ["td", value.days, value.seconds, value.microseconds]
@@ -154,35 +154,41 @@ def _clock(value):
         return ["tz", offset.days, offset.seconds, offset.microseconds, None if name == default else name]
     if kind is datetime.date:
         return ["dd", value.year, value.month, value.day]
-    zone = _zone(value.tzinfo)
+    zone = _zone(value.tzinfo, handle_of)
     if kind is datetime.time:
         return ["tm", value.hour, value.minute, value.second, value.microsecond, value.fold, zone]
     return ["dt", value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
             value.fold, zone]
 
 
-def _zone(tzinfo):
+def _zone(tzinfo, handle_of=None):
     if tzinfo is None:
         return None
     if type(tzinfo) is datetime.timezone:
         return _clock(tzinfo)
     if type(tzinfo) is zoneinfo.ZoneInfo and type(tzinfo.key) is str:
         return ["zi", tzinfo.key]
+    if handle_of is not None:
+        return handle_of(tzinfo)  # a time zone class of the target's own: its methods are asked where it lives
     raise NotPlain(f"a time zone of type {type(tzinfo).__module__}.{type(tzinfo).__qualname__} cannot cross the "
                    "channel (fixed offsets and zoneinfo zones can)")
 
 
-def _unzone(data):
+def _unzone(data, handle=None):
     if data is None:
         return None
     if type(data) is list and data[:1] == ["zi"] and len(data) == 2 and type(data[1]) is str:
         return zoneinfo.ZoneInfo(data[1])
     if type(data) is list and data[:1] == ["tz"]:
         return _unclock("tz", data[1:])
+    if type(data) is list and data[:1] == ["h"] and handle is not None:
+        zone = handle("h", data[1:])
+        if isinstance(zone, datetime.tzinfo):
+            return zone
     raise ChannelError("malformed time zone")
 
 
-def _unclock(tag: str, rest: list):
+def _unclock(tag: str, rest: list, handle=None):
     numbers = rest[:-1] if tag in ("tm", "dt", "tz") else rest
     if not all(type(n) is int for n in numbers):
         raise ChannelError(f"malformed {tag!r} value")
@@ -201,9 +207,9 @@ def _unclock(tag: str, rest: list):
         return datetime.date(*rest)
     if tag == "tm":
         *parts, fold, zone = rest
-        return datetime.time(*parts, tzinfo=_unzone(zone), fold=fold)
+        return datetime.time(*parts, tzinfo=_unzone(zone, handle), fold=fold)
     *parts, fold, zone = rest
-    return datetime.datetime(*parts, tzinfo=_unzone(zone), fold=fold)
+    return datetime.datetime(*parts, tzinfo=_unzone(zone, handle), fold=fold)
 
 
 def _stdlib(module: str) -> bool:

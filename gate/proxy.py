@@ -14,6 +14,7 @@ violation whatever the test did with the error.
 """
 
 import atexit
+import datetime
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -239,6 +240,8 @@ class SandboxObject:
         return _ask({"op": "getattr", "of": self._number, "name": name})
 
     def __getattr__(self, name: str):
+        if name in SandboxObject.__slots__:
+            raise AttributeError(name)  # a handle made without __init__ (copy, pickle): it stands for nothing
         if name in ("__name__", "__qualname__") and self._meta["name"]:
             return self._meta["name"]
         if name.startswith("__") and name.endswith("__"):
@@ -322,10 +325,12 @@ class SandboxObject:
         return _exact(self._dunder("contains", item), bool, "in")
 
     def __instancecheck__(self, obj) -> bool:
-        return _exact(self._dunder("isinstance", obj), bool, "isinstance()")
+        # An object of this side that cannot cross is no instance of a class of the sandbox (pytest, Hypothesis and
+        # typing ask such questions of every class they meet).
+        return _crosses(obj) and _exact(self._dunder("isinstance", obj), bool, "isinstance()")
 
     def __subclasscheck__(self, cls) -> bool:
-        return _exact(self._dunder("issubclass", cls), bool, "issubclass()")
+        return type(cls) is SandboxObject and _exact(self._dunder("issubclass", cls), bool, "issubclass()")
 
     def __round__(self, *digits):
         return self._dunder("round", *digits)
@@ -342,8 +347,14 @@ class SandboxObject:
     def __invert__(self):
         return self._dunder("invert")
 
+    def __mro_entries__(self, bases):
+        raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['name'] or self._meta['type']} of "
+                         "production code, whose classes live in the sandbox process")
+
     def __del__(self) -> None:
-        _released.append(self._number)
+        number = getattr(self, "_number", None)
+        if number is not None:
+            _released.append(number)
 
 
 def _binary(name: str):
@@ -355,8 +366,23 @@ def _binary(name: str):
     return forward, reflected
 
 
+def _compared(name: str):
+    def compare(self, other):
+        # `handle == typing.Any` is False, as it would be for any object that never met this one.
+        return self._dunder(name, other) if _crosses(other) else NotImplemented
+    return compare
+
+
+def _crosses(value) -> bool:
+    try:
+        encode(value, _handle_of)
+    except (NotPlain, RecursionError):
+        return False
+    return True
+
+
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(SandboxObject, f"__{_name}__", _binary(_name)[0])
+    setattr(SandboxObject, f"__{_name}__", _compared(_name))
 for _name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or",
               "xor"):
     _forward, _reflected = _binary(_name)
@@ -373,17 +399,21 @@ def _exact(value, kind: type, what: str):
     return value
 
 
+def _handle_of(obj):
+    if type(obj) is SandboxObject:
+        return ["h", obj._number]
+    if type(obj) is SandboxZone:
+        return ["h", obj.handle._number]
+    if isinstance(obj, TargetModule):
+        return ["h", obj.__dict__["_gate_handle"]._number]
+    raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} is not plain data")
+
+
 def _out(value):
     """Arguments as plain data; handles go back as their ids. What cannot cross is a limit of the channel, not a
     fault of the patch: a violation that says so."""
-    def handle_of(obj):
-        if type(obj) is SandboxObject:
-            return ["h", obj._number]
-        if isinstance(obj, TargetModule):
-            return ["h", obj.__dict__["_gate_handle"]._number]
-        raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} is not plain data")
     try:
-        return encode(value, handle_of)
+        return encode(value, _handle_of)
     except NotPlain as exc:
         raise _violation(f"{CHANNEL_LIMIT}: a test passed production code a value it cannot carry ({exc})") from None
 
@@ -410,7 +440,43 @@ def _handle(tag: str, rest: list):
     found = _live.get(number)
     if found is None:
         found = _live[number] = SandboxObject(number, meta)
+    if meta["kind"] == "tzinfo":  # datetime needs a real tzinfo: one whose methods ask the sandbox's
+        zone = _zones.get(number)
+        if zone is None:
+            zone = _zones[number] = SandboxZone(found)
+        return zone
     return found
+
+
+class SandboxZone(datetime.tzinfo):
+    """A time zone of the target's own classes, for this side's datetimes; each method asks the sandbox."""
+
+    def __init__(self, handle: SandboxObject) -> None:
+        self.handle = handle
+
+    def utcoffset(self, dt):
+        return self.handle.utcoffset(dt)
+
+    def dst(self, dt):
+        return self.handle.dst(dt)
+
+    def tzname(self, dt):
+        return self.handle.tzname(dt)
+
+    def fromutc(self, dt):
+        return self.handle.fromutc(dt)
+
+    def __eq__(self, other):
+        return self.handle == (other.handle if type(other) is SandboxZone else other)
+
+    def __hash__(self):
+        return hash(self.handle)
+
+    def __repr__(self):
+        return repr(self.handle)
+
+
+_zones: "weakref.WeakValueDictionary[int, SandboxZone]" = weakref.WeakValueDictionary()
 
 
 def _stdlib_object(name, kind: str):

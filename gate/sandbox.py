@@ -16,6 +16,7 @@ Standard library only (and gate.channel): it runs before and beside production c
 
 import _imp
 import builtins
+import datetime
 import importlib
 import importlib.machinery
 import itertools
@@ -68,6 +69,7 @@ DUNDERS = {
     **{f"r{name}": (lambda op: lambda a, b: op(b, a))(getattr(operator, f"{name}_" if name in ("and", "or") else name))
        for name in BINARY},
 }
+SHARED = (list, dict, set, bytearray)
 MUTABLE_TAGS = frozenset({"l", "d", "s", "B"})  # a value holding one of these can be changed by the call
 
 
@@ -231,6 +233,7 @@ class Objects:
             number, self.next_id = self.next_id, self.next_id + 1
             self.by_id[number], self.ids[id(obj)] = obj, number
         kind = ("module" if isinstance(obj, types.ModuleType) else "class" if isinstance(obj, type)
+                else "tzinfo" if isinstance(obj, datetime.tzinfo)
                 else "callable" if callable(obj) else "object")
         name = getattr(obj, "__name__", None) if kind != "object" else None
         meta = {"kind": kind, "type": f"{type(obj).__module__}.{type(obj).__qualname__}",
@@ -366,7 +369,11 @@ def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
         objects.release(message.get("release"))
         reply: dict = {}
         try:
-            reply["value"] = encode(perform(message, objects, reply), objects.handle)
+            value = perform(message, objects, reply)
+            # A list, dict, set or bytearray read off a module or object is that very container, so a test that
+            # changes it (`registry.add(...)`) changes what production code reads; results of calls cross by value.
+            shared = message.get("op") == "getattr" and type(value) in SHARED
+            reply["value"] = objects.handle(value) if shared else encode(value, objects.handle)
         except (ChannelError, RecursionError) as exc:
             reply["refused"] = str(exc)
         except BaseException as exc:  # the target's own exceptions cross with their class path and attributes
