@@ -153,4 +153,7 @@ def sandbox_options(base: Path, oracle: str, budget: float) -> dict:
     """What the proxies need: the oracle's own top-level folders are never production code, and the budget."""
     settings = pytest_ini(base)
     exclude = {p.strip("/").split("/")[0] for p in [oracle] + settings.get("testpaths", "").split() if p.strip("/")}
-    return {"exclude": sorted(exclude), "budget": budget, "call_timeout": min(60.0, budget)}
+    from gate.proxy import top_level_names
+
+    return {"exclude": sorted(exclude), "budget": budget, "call_timeout": min(60.0, budget),
+            "base_names": sorted(top_level_names(production_paths(base, base)))}

@@ -18,6 +18,7 @@ import datetime
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import os
 import select
 import shutil
@@ -608,23 +609,32 @@ class TargetFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def target_names(production: list[str], exclude: set[str]) -> frozenset[str]:
+def target_names(production: list[str], exclude: set[str], base_names: set[str] | None = None) -> frozenset[str]:
     """Top-level modules and packages of the patched tree, less the standard library, everything the gate already
-    imported (pytest, hypothesis, the gate: a shadow in the tree stays a shadow) and the oracle's own folders."""
+    imported (pytest, hypothesis, the gate: a shadow in the tree stays a shadow), the oracle's own folders, and any
+    name the base does not have that the gate's own environment provides (a patch that adds `yaml/` cannot serve
+    the tests a `yaml` of its own)."""
+    names = top_level_names(production)
+    return frozenset(n for n in names if n not in sys.stdlib_module_names and n not in sys.modules
+                     and n not in exclude and n not in ("conftest", "setup")
+                     and (base_names is None or n in base_names or importlib.util.find_spec(n) is None))
+
+
+def top_level_names(roots) -> set[str]:
     names = set()
-    for root in map(Path, production):
+    for root in map(Path, roots):
         for entry in root.iterdir() if root.is_dir() else ():
             name = entry.stem if entry.suffix == ".py" and entry.is_file() else entry.name if entry.is_dir() else ""
             if name.isidentifier() and (entry.is_file() or any(entry.glob("*.py"))):
                 names.add(name)
-    return frozenset(n for n in names if n not in sys.stdlib_module_names and n not in sys.modules
-                     and n not in exclude and n not in ("conftest", "setup"))
+    return names
 
 
 def install(gate_parent: str, production: list[str], options: dict) -> frozenset[str]:
     """Start the sandbox and route imports of the patched tree's packages to it. Returns the proxied names."""
     global _sandbox
-    names = target_names(production, set(options.get("exclude", ())))
+    base = options.get("base_names")
+    names = target_names(production, set(options.get("exclude", ())), set(base) if base is not None else None)
     _sandbox = Sandbox(gate_parent, production, float(options.get("budget", 600)),
                        float(options.get("call_timeout", 60)))
     sys.meta_path.insert(0, TargetFinder(names))

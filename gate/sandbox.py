@@ -413,6 +413,7 @@ def main(production: list[str], cpu_seconds: float) -> None:
     refusals: list[str] = []
     install_hook(read_roots, scratch, refusals)
     sys.path[:0] = production
+    sys.pycache_prefix = os.path.join(scratch, ".bytecode")  # never read a cached .pyc of the tree (and -B: write none)
     for name in [n for n in sys.modules if n == "gate" or n.startswith("gate.")]:
         del sys.modules[name]  # production code has no business with the gate's modules
     serve(chan_in, chan_out, refusals, wall)

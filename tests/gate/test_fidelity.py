@@ -68,6 +68,11 @@ def total(amounts):
     return sum(amounts, Decimal("0.00"))
 
 
+def raise_named(module):
+    error = type("Planted", (Exception,), {"__module__": module})
+    raise error("named after a module the tests never imported")
+
+
 def strict_parse(text):
     try:
         return Decimal(text)
@@ -219,6 +224,10 @@ try:
     calendar.due_date(object(), 1)
 except Exception as exc:
     out["cannot cross"] = [type(exc).__name__, str(exc)]
+try:
+    calendar.raise_named("zipapp")
+except Exception as exc:
+    out["named module"] = [type(exc).__module__, "zipapp" in sys.modules]
 out["violations"] = proxy.violations()
 print(json.dumps(out, default=str))
 '''
@@ -237,5 +246,19 @@ def test_values_cross_both_ways_and_what_cannot_is_the_channels_fault(tmp_path, 
     assert out["operators"] == [2, True, "Kind.CREDIT"]
     assert out["chain"] == ["InvalidOperation", "x", None, True]
     assert out["cannot cross"][0] == "ChannelError" and "builtins.object is not plain data" in out["cannot cross"][1]
+    assert out["named module"] == ["zipapp", False]  # naming a module imports nothing in the test process
     assert out["violations"] == [out["cannot cross"][1].removeprefix("oracle-gate sandbox: ")]
     assert "a limit of the gate's channel, not a fault of the patch" in out["violations"][0]
+
+
+def test_a_package_the_patch_adds_never_stands_in_for_one_the_tests_import(tmp_path, h):
+    app = _books(tmp_path)
+    (app / "oracle" / "properties" / "test_report.py").write_text(
+        "def test_reports_are_yaml():\n    import yaml  # late, as tests often import what they need\n\n"
+        "    assert yaml.safe_load('a: 1') == {'a': 1}\n")
+    shadow = {"yaml/__init__.py": "def safe_load(text):\n    return 'whatever the patch wants'\n"}
+    code, verdict = _run(h, app, tmp_path, shadow)
+    assert code == 0, _reasons(verdict)  # the tests used the environment's yaml, not the patch's
+    code, verdict = _run(h, app, tmp_path, {**shadow, "books/calendar.py": CALENDAR.replace(
+        "    return start + datetime.timedelta(days=days)\n", "    return start\n")})
+    assert _failed(verdict) == {"test_due_dates_fall_that_many_days_later"}, _reasons(verdict)
