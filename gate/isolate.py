@@ -144,7 +144,7 @@ def production_paths(patched: Path, base: Path) -> list[str]:
 def isolated_argv(patched: Path, base: Path, sandbox: dict | None) -> list[str]:
     """The oracle interpreter's command line; `sandbox` holds the proxy options, None trusts the patch's code."""
     gate_parent = str(Path(gate.__file__).resolve().parent.parent)
-    mode = "trust" if sandbox is None else json.dumps(sandbox)
+    mode = "trust" if sandbox is None else json.dumps({**sandbox, "root": str(patched.resolve())})
     return [sys.executable, "-I", "-c", BOOTSTRAP, gate_parent, os.pathsep.join(production_paths(patched, base)),
             mode]
 

@@ -20,6 +20,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -33,14 +34,17 @@ from pathlib import Path
 
 from gate.channel import MAX_DEPTH, ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 
-SANDBOX_BOOT = """\
-import json, sys
-gate_parent, production, budget = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
-sys.path.insert(0, gate_parent)
-import gate.sandbox
-sys.path.remove(gate_parent)
-gate.sandbox.main(production, budget)
-"""
+# The sandbox's command line names nothing of the gate: it reads its boot code, with its settings, as the first
+# length-prefixed bytes of its input (unbuffered: what follows is the channel's).
+SANDBOX_ARGV = ("-s", "-P", "-B", "-c",
+                "import os\nn = int(os.read(0, 8))\nb = b''\nwhile len(b) < n:\n    b += os.read(0, n - len(b))\nexec(b)")
+SANDBOX_BOOT = ("import json, sys; s = json.loads({settings!r}); sys.path.insert(0, s['gate']); "
+                "import gate.sandbox; sys.path.remove(s['gate']); run = gate.sandbox.main(s); "
+                "del b, n, s, gate, json; run()\n")
+# Names of environment variables that are the job's secrets, not the app's settings: kept out of the sandbox.
+SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|KEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_"
+                         r"|^ACTIONS_|^ORACLE_GATE|^PYTEST_|^PYTHONPYCACHEPREFIX$|^PYTHONDONTWRITEBYTECODE$",
+                         re.IGNORECASE)
 # Raised by production code, these would steer the test run rather than fail a test.
 STEERING = frozenset({("unittest.case", "SkipTest")})
 
@@ -75,15 +79,23 @@ class _TimedReader:
 class Sandbox:
     """One sandbox process for the whole test session, started at the first import of a target module."""
 
-    def __init__(self, gate_parent: str, production: list[str], budget: float, call_timeout: float) -> None:
-        self.scratch = tempfile.mkdtemp(prefix="oracle-sandbox-")
-        self.log = open(Path(self.scratch) / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the process
-        env = {"PATH": "/usr/bin:/bin", "HOME": self.scratch, "TMPDIR": self.scratch, "LC_ALL": "C.UTF-8",
-               "PYTHONHASHSEED": "0"}
+    def __init__(self, gate_parent: str, production: list[str], budget: float, call_timeout: float,
+                 root: str | None = None) -> None:
+        # Its own folders look like any temporary folder; the log lies outside them, where it cannot read.
+        self.scratch, self.log_folder = tempfile.mkdtemp(), tempfile.mkdtemp()
+        home, tmp = Path(self.scratch) / "home", Path(self.scratch) / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        self.log = open(Path(self.log_folder) / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the process
+        env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}
+        env.update(HOME=str(home), TMPDIR=str(tmp))  # PYTHONHASHSEED stays the run's, which the verdict records
+        settings = {"gate": gate_parent, "production": production, "budget": budget, "scratch": self.scratch}
         self.proc = subprocess.Popen(
-            [sys.executable, "-s", "-P", "-B", "-c", SANDBOX_BOOT, gate_parent, _json(production), str(budget)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=self.scratch, env=env,
-            close_fds=True, start_new_session=True)
+            [sys.executable, *SANDBOX_ARGV], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            cwd=root or production[0], env=env, close_fds=True, start_new_session=True)
+        boot = SANDBOX_BOOT.format(settings=_json(settings)).encode()
+        self.proc.stdin.write(b"%08d" % len(boot) + boot)
+        self.proc.stdin.flush()
         self.call_timeout, self.dead, self.calls, self.seconds, self.wall = call_timeout, "", 0, 0.0, ""
         self.lock = threading.RLock()
         atexit.register(self.close)
@@ -97,7 +109,11 @@ class Sandbox:
             start = time.perf_counter()
             try:
                 write_frame(self.proc.stdin, message)
-                reply = read_frame(_TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout))
+                reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
+                reply = read_frame(reader)
+                while set(reply) == {"refusal"}:  # written by the sandbox's hook the moment it refused
+                    _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox refuses")
+                    reply = read_frame(reader)
             except NotPlain:
                 raise
             except TimeoutError:
@@ -111,15 +127,12 @@ class Sandbox:
                 self.seconds += time.perf_counter() - start
             if type(reply.get("wall")) is str:
                 self.wall = reply["wall"][:100]
-            refusals = reply.get("refusals")
-            for what in refusals if type(refusals) is list else ["a malformed list of refusals"]:
-                _violation(f"production code tried {str(what)[:300]}, which the sandbox refuses")
             return reply
 
     def _log_tail(self) -> str:
         try:
             self.log.flush()
-            tail = (Path(self.scratch) / "sandbox.log").read_bytes()[-600:].decode("utf-8", "replace").strip()
+            tail = (Path(self.log_folder) / "sandbox.log").read_bytes()[-600:].decode("utf-8", "replace").strip()
         except OSError:
             return ""
         return f" (sandbox output: {tail})" if tail else ""
@@ -143,6 +156,7 @@ class Sandbox:
             self._kill("closed")
         self.log.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.log_folder, ignore_errors=True)
 
 
 def _json(value) -> str:
@@ -636,6 +650,6 @@ def install(gate_parent: str, production: list[str], options: dict) -> frozenset
     base = options.get("base_names")
     names = target_names(production, set(options.get("exclude", ())), set(base) if base is not None else None)
     _sandbox = Sandbox(gate_parent, production, float(options.get("budget", 600)),
-                       float(options.get("call_timeout", 60)))
+                       float(options.get("call_timeout", 60)), options.get("root"))
     sys.meta_path.insert(0, TargetFinder(names))
     return names

@@ -17,13 +17,16 @@ Standard library only (and gate.channel): it runs before and beside production c
 import _imp
 import builtins
 import datetime
+import functools
 import importlib
 import importlib.machinery
 import itertools
+import json
 import operator
 import os
 import posix
 import resource
+import struct
 import sys
 import traceback
 import types
@@ -92,10 +95,11 @@ def set_budget(cpu_seconds: float) -> None:
             pass
 
 
-def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -> None:
+def install_hook(read_roots: tuple[str, ...], write_root: str, channel_fd: int, stand_ins: bool = True) -> None:
     """The audit hook. Its state, the builtins and the functions it calls are bound in this closure when it is
     installed, so production code that rebinds a builtin (`builtins.any`), a function of os (`os.path.realpath`) or a
-    global of this module (reachable through any frame) cannot loosen it."""
+    global of this module (reachable through any frame) cannot loosen it. Each refusal is written to the channel
+    the moment it happens, so no record of it is left in this process for production code to find and clear."""
     any, all, enumerate, isinstance, type, len, set, str, bytes, int, tuple, list, dict = (  # noqa: A001
         builtins.any, builtins.all, builtins.enumerate, builtins.isinstance, builtins.type, builtins.len,
         builtins.set, builtins.str, builtins.bytes, builtins.int, builtins.tuple, builtins.list, builtins.dict)
@@ -120,9 +124,14 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
             return False
         return any(resolved == r or resolved.startswith(r.rstrip(sep) + sep) for r in roots)
 
+    write, dumps, pack = os.write, json.dumps, struct.pack
+
     def refuse(what: str) -> None:
-        refusals.append(what)
-        raise PermissionError(f"oracle-gate sandbox: {what} is not allowed")
+        body = dumps({"refusal": what[:1000]}, ensure_ascii=True).encode("ascii")
+        frame = pack(">I", len(body)) + body
+        while frame:
+            frame = frame[write(channel_fd, frame):]
+        raise PermissionError(f"{what} is not allowed")
 
     # The originals live only in this closure (an audit hook cannot be read back), never in a stand-in's.
     originals = {name: getattr(os, name) for name in UNAUDITED if hasattr(os, name)}
@@ -194,6 +203,8 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
                     refuse(f"{event} on {fsdecode(path)}")
 
     sys.addaudithook(hook)
+    if not stand_ins:
+        return  # the kernel wall holds mkfifo, mknod and a second `posix`: no stand-in to give the sandbox away
     for name in originals:
         stand_in = _audited(name)
         setattr(os, name, stand_in)
@@ -359,7 +370,7 @@ def described(exc: BaseException, objects: "Objects | None" = None, depth: int =
     return found
 
 
-def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
+def serve(chan_in, chan_out, wall: str = "") -> None:
     objects = Objects()
     while True:
         try:
@@ -378,11 +389,11 @@ def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
             reply["refused"] = str(exc)
         except BaseException as exc:  # the target's own exceptions cross with their class path and attributes
             reply["raise"] = described(exc, objects)
-        reply["refusals"], reply["wall"], refusals[:] = list(refusals), wall, []
+        reply["wall"] = wall
         try:
             write_frame(chan_out, reply)
         except (ChannelError, TypeError, ValueError) as exc:
-            write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}", "refusals": []})
+            write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}"})
 
 
 def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
@@ -396,24 +407,61 @@ def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
     return built
 
 
-def main(production: list[str], cpu_seconds: float) -> None:
-    """Take fds 0 and 1 for the channel (production code that prints writes to the log instead), confine the
-    process and serve until the other side closes."""
+def main(settings: dict):
+    """Take fds 0 and 1 for the channel (production code that prints writes to the log instead) and confine the
+    process; returns the loop that serves until the other side closes (called by the boot code, so no frame of
+    this function is on the stack while production code runs). The working folder is the tree's copy, read-only;
+    HOME and TMPDIR are folders of the writable scratch folder."""
+    production, scratch = list(settings["production"]), os.path.realpath(settings["scratch"])
     chan_in = os.fdopen(os.dup(0), "rb", buffering=0)
     chan_out = os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(2, 1)
-    scratch = os.path.realpath(os.getcwd())
     read_roots = tuple(p for p in sys.path if p) + tuple(production) + (
-        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/etc",
+        os.getcwd(), sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/etc",
         os.path.dirname(os.path.abspath(__file__)))  # the gate's own source, for tracebacks
-    set_budget(cpu_seconds)
+    set_budget(float(settings["budget"]))
     wall = build_wall(read_roots, scratch)
-    refusals: list[str] = []
-    install_hook(read_roots, scratch, refusals)
+    _disguise()  # before the hook is made from its code
+    install_hook(read_roots, scratch, chan_out.fileno(), not wall)
     sys.path[:0] = production
+    sys.argv[:] = [""]
     sys.pycache_prefix = os.path.join(scratch, ".bytecode")  # never read a cached .pyc of the tree (and -B: write none)
     for name in [n for n in sys.modules if n == "gate" or n.startswith("gate.")]:
         del sys.modules[name]  # production code has no business with the gate's modules
-    serve(chan_in, chan_out, refusals, wall)
+    return functools.partial(serve, chan_in, chan_out, wall)
+
+
+def _disguise() -> None:
+    """Frames production code can walk up to (the dispatcher, the hook, the channel's encoder) name nothing of the
+    gate: their code says `<string>`, as a `python -c` program's would, and their modules carry no name, file or
+    docstring of ours."""
+    import gate.channel as channel
+
+    ours = (__name__, channel.__name__)
+    for module in (sys.modules[__name__], channel):
+        namespace = vars(module)
+        for value in list(namespace.values()):
+            for function in _functions(value, ours):
+                function.__code__ = _neutral(function.__code__)
+                function.__module__ = "__main__"
+            if isinstance(value, type) and value.__module__ in ours:
+                value.__module__ = "__main__"
+        for key in ("__file__", "__cached__", "__doc__", "__spec__", "__loader__"):
+            namespace.pop(key, None)
+        namespace["__name__"] = "__main__"
+
+
+def _functions(value, ours: tuple[str, ...]):
+    if isinstance(value, types.FunctionType):
+        yield value
+    elif isinstance(value, type) and value.__module__ in ours:
+        yield from (v for v in vars(value).values() if isinstance(v, types.FunctionType))
+    elif isinstance(value, dict):
+        yield from (v for v in value.values() if isinstance(v, types.FunctionType))
+
+
+def _neutral(code: types.CodeType) -> types.CodeType:
+    consts = tuple(_neutral(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename="<string>", co_name="<module>", co_qualname="<module>", co_consts=consts)
