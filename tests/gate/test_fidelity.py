@@ -262,3 +262,32 @@ def test_a_package_the_patch_adds_never_stands_in_for_one_the_tests_import(tmp_p
     code, verdict = _run(h, app, tmp_path, {**shadow, "books/calendar.py": CALENDAR.replace(
         "    return start + datetime.timedelta(days=days)\n", "    return start\n")})
     assert _failed(verdict) == {"test_due_dates_fall_that_many_days_later"}, _reasons(verdict)
+
+
+def test_code_that_behaves_only_inside_the_sandbox_is_caught_by_the_in_process_vote(tmp_path, h):
+    from gate import wall
+
+    app = _books(tmp_path)
+    # Honest only where the sandbox is recognisable (its argv), broken everywhere else, where it also tries to
+    # write outside the in-process vote's own folder.
+    planted = tmp_path / "planted-by-the-in-process-vote"
+    hiding = CALENDAR.replace("    return start + datetime.timedelta(days=days)\n", f"""    import sys
+    if sys.argv != ['']:
+        try:
+            open({str(planted)!r}, "w").close()
+        except OSError:
+            pass
+    return start + datetime.timedelta(days=days if sys.argv == [''] else 0)
+""")
+    code, verdict = _run(h, app, tmp_path, {"books/calendar.py": hiding})
+    vote = next(c for c in verdict["checks"] if c["check"] == "in-process")
+    if not wall.abi():
+        assert vote["ok"] and "no second vote" in vote["reasons"][0]
+        return
+    sandboxed = next(c for c in verdict["checks"] if c["check"] == "properties")
+    assert sandboxed["ok"], sandboxed["reasons"]  # it hid from the sandbox
+    assert (code, verdict["blocked_at"]) == (2, "in-process"), _reasons(verdict)
+    assert any("test_due_dates_fall_that_many_days_later" in r for r in vote["reasons"])
+    assert not planted.exists()  # the kernel wall around the in-process vote held
+    code, verdict = _run(h, app, tmp_path, {"books/calendar.py": hiding}, "--no-second-vote")
+    assert code == 0 and "in-process" not in [c["check"] for c in verdict["checks"]]  # one vote would have passed it
