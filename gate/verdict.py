@@ -351,7 +351,7 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
         if properties_ok and sandbox is not None and second_vote:
             # Code that hides from the sandbox is seen here; tampering with this test process was seen there.
             properties_ok = stage("in-process", lambda: _in_process_vote(Path(tmp) / "in-process", app, work, oracle,
-                                                                         patched))
+                                                                         patched, summary))
         after_ok = stage("oracle-after", lambda: _oracle_unchanged(before, {
             "oracle copy": surface(oracle_copy, oracle, excluded), "patched tree": surface(work, oracle, excluded)}))
         if summary is not None and after_ok:
@@ -402,7 +402,8 @@ def _more_seeds(first: "PytestRun", seeds: int, summary: dict | None) -> Check:
                  {"seeds": [first.seed, *others], "examples": examples})
 
 
-def _in_process_vote(folder: Path, app: Path, work: Path, oracle: str, sandboxed: "PytestRun") -> Check:
+def _in_process_vote(folder: Path, app: Path, work: Path, oracle: str, sandboxed: "PytestRun",
+                     first: dict | None) -> Check:
     """The second vote: the same properties under the same seed with production code in the properties' own
     process, inside a kernel wall that lets it write only its own folder. Where the kernel has no wall, untrusted
     code does not run outside the sandbox and there is no second vote."""
@@ -412,13 +413,17 @@ def _in_process_vote(folder: Path, app: Path, work: Path, oracle: str, sandboxed
         return Check("in-process", True, ("no second vote: this kernel offers no Landlock wall to run it in",))
     oracle_copy = folder / "oracle-run"
     copy_oracle(app, oracle_copy, oracle)
+    # Report files are the first vote's: this one may write nothing outside its folder.
+    words = tuple(w for w in sandboxed.pytest_args if w.partition("=")[0] not in REPORT_FILE_OPTIONS)
     run = PytestRun(oracle_copy, work, app, sandboxed.ledger, folder / "results.json", sandboxed.seed,
-                    sandboxed.timeout, sandboxed.merge_job, sandboxed.pytest_args, None, folder)
+                    sandboxed.timeout, sandboxed.merge_job, words, None, folder)
     check, summary = _properties(run, oracle)
     where = "production code ran in the properties' own process, inside a kernel wall that lets it write only there"
     reasons = tuple(f"in-process vote: {where if r == _where(summary or {}) else r}" for r in check.reasons)
-    if check.ok and summary is not None and summary.get("skipped"):
-        return Check("in-process", False, reasons + tuple(f"in-process vote: skipped: {t}" for t in summary["skipped"]))
+    # A skip the sandboxed vote showed too is the base-rerun's to judge; one only this vote shows blocks.
+    skipped = [t for t in (summary or {}).get("skipped", []) if t not in (first or {}).get("skipped", [])]
+    if check.ok and skipped:
+        return Check("in-process", False, reasons + tuple(f"in-process vote: skipped here only: {t}" for t in skipped))
     return Check("in-process", check.ok, reasons)
 
 
