@@ -498,6 +498,22 @@ class TargetModule(types.ModuleType):
             self.__dict__[name] = value  # functions and classes are fixed: the same object each time
         return value
 
+    def __setattr__(self, name: str, value) -> None:
+        """A test that sets a module's attribute (monkeypatch.setattr) sets it where production code reads it; the
+        import system's own bookkeeping (dunders, submodules) stays on this side."""
+        if (name.startswith("__") and name.endswith("__")) or isinstance(value, TargetModule):
+            super().__setattr__(name, value)
+            return
+        self.__dict__.pop(name, None)
+        self.__dict__["_gate_handle"]._dunder("setattr", name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name.startswith("__") and name.endswith("__"):
+            super().__delattr__(name)
+            return
+        self.__dict__.pop(name, None)
+        self.__dict__["_gate_handle"]._dunder("delattr", name)
+
 
 class TargetLoader(importlib.abc.Loader):
     def __init__(self, handle: SandboxObject) -> None:

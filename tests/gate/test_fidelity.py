@@ -55,6 +55,13 @@ def due_date(start, days):
     return start + datetime.timedelta(days=days)
 
 
+GRACE_DAYS = 0
+
+
+def due_with_grace(start):
+    return start + datetime.timedelta(days=GRACE_DAYS)
+
+
 def kind_of(amount):
     return Kind.DEBIT if amount < 0 else Kind.CREDIT
 
@@ -214,6 +221,8 @@ out["nested list keeps its identity"] = [rows["k"] is inner, inner]
 period = Period(d, d)
 period.end = datetime.date(2024, 3, 1)  # a handle's object changed in place, from this side
 out["handle changed"] = [period.days, period.span() == (d, datetime.date(2024, 3, 1))]
+calendar.GRACE_DAYS = 3  # as monkeypatch.setattr does: production code reads the new value
+out["module attribute set"] = calendar.due_with_grace(d) == datetime.date(2024, 3, 2)
 out["operators"] = [len(list(Kind)), Kind("debit") is Kind.DEBIT, str(Kind.CREDIT)]
 out["uuid"] = calendar.total([]) == 0 and type(calendar.due_date(d, 0)) is datetime.date
 try:
@@ -244,6 +253,7 @@ def test_values_cross_both_ways_and_what_cannot_is_the_channels_fault(tmp_path, 
     assert out["nested list keeps its identity"] == [True, [1, 2, 3]]
     assert out["handle changed"] == [3, True]
     assert out["operators"] == [2, True, "Kind.CREDIT"]
+    assert out["module attribute set"] is True
     assert out["chain"] == ["InvalidOperation", "x", None, True]
     assert out["cannot cross"][0] == "ChannelError" and "builtins.object is not plain data" in out["cannot cross"][1]
     assert out["named module"] == ["zipapp", False]  # naming a module imports nothing in the test process
