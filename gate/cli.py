@@ -338,6 +338,11 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
                                                               "record its results in the flake ledger"),
         oracle: str = typer.Option("oracle", "--oracle", help="oracle folder relative to the app"),
         junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML (outside the app)"),
+        seeds: int = typer.Option(1, "--seeds", min=1, max=50, help="run the properties under this many seeds "
+                                  "(the first is --seed or fresh, the rest drawn from it); any failure blocks"),
+        second_vote: bool = typer.Option(True, "--second-vote/--no-second-vote",
+                                         help="also run the properties with production code in-process, inside a "
+                                              "kernel wall, under the same seed; either vote failing blocks"),
         trust_patch_code: bool = typer.Option(False, "--trust-patch-code",
                                               help="import production code into the properties' process (faster; "
                                                    "only for code you trust: it can then rewrite the test run)"),
@@ -359,7 +364,7 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
     from gate.verdict import run_gate, write_verdict
 
     verdict = run_gate(app_dir, patch, deny_list, manifest, ledger, snapshot_file, lock, lock_root, pytest_args,
-                       timeout, commit, host, merge_job, seed, trusted, oracle, trust_patch_code)
+                       timeout, commit, host, merge_job, seed, trusted, oracle, trust_patch_code, second_vote, seeds)
     try:
         write_verdict(verdict, verdict_out)
         if junit is not None:

@@ -12,6 +12,9 @@ from gate.writeset import apply_patch, changes_since
 
 # conftest.py can rewrite any grade from any depth, so it is denied even if the list forgets it.
 ALWAYS_DENIED = ("**/conftest.py",)
+# Compiled code: the gate's copies and the sandbox run the source, but an interpreter in production would load a
+# planted __pycache__/*.pyc or a new extension module instead, so a patch that writes one never merges.
+COMPILED = pathspec.GitIgnoreSpec.from_lines(["*.pyc", "*.pyo", "__pycache__/", "*.so", "*.pyd", "*.dylib"])
 
 
 def load_patterns(text: str, source: str) -> pathspec.GitIgnoreSpec:
@@ -31,6 +34,9 @@ def denied(spec: pathspec.GitIgnoreSpec, changes: list[FileChange]) -> list[str]
         for path in change.paths:
             if spec.match_file(path) or spec.match_file(path + "/"):
                 hits.append(f"denied: {path} ({change.status})")
+            elif change.status != "deleted" and COMPILED.match_file(path):
+                hits.append(f"denied: {path} ({change.status}): compiled code, which the gate does not run but an "
+                            "interpreter would")
     return sorted(dict.fromkeys(hits))
 
 

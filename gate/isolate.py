@@ -37,6 +37,12 @@ for optional in ("pytest_timeout", "pytest_reportlog"):
 if mode == "trust":
     sys.path.remove(gate_parent)
     sys.path.extend(prod)
+elif mode.startswith("wall:"):
+    import gate.wall
+    if not gate.wall.build(("/",), mode[5:], (os.devnull,)):
+        sys.exit("oracle-gate: no kernel wall for the in-process vote")
+    sys.path.remove(gate_parent)
+    sys.path.extend(prod)
 else:
     import gate.proxy
     sys.path.remove(gate_parent)
@@ -141,10 +147,12 @@ def production_paths(patched: Path, base: Path) -> list[str]:
     return [str((patched / entry).resolve()) for entry in entries]
 
 
-def isolated_argv(patched: Path, base: Path, sandbox: dict | None) -> list[str]:
-    """The oracle interpreter's command line; `sandbox` holds the proxy options, None trusts the patch's code."""
+def isolated_argv(patched: Path, base: Path, sandbox: dict | None, wall: Path | None = None) -> list[str]:
+    """The oracle interpreter's command line; `sandbox` holds the proxy options, None trusts the patch's code
+    (inside a kernel wall that lets it write only `wall`, when given)."""
     gate_parent = str(Path(gate.__file__).resolve().parent.parent)
-    mode = "trust" if sandbox is None else json.dumps(sandbox)
+    mode = "trust" if sandbox is None else json.dumps({**sandbox, "root": str(patched.resolve())})
+    mode = f"wall:{wall.resolve()}" if sandbox is None and wall is not None else mode
     return [sys.executable, "-I", "-c", BOOTSTRAP, gate_parent, os.pathsep.join(production_paths(patched, base)),
             mode]
 
@@ -153,4 +161,7 @@ def sandbox_options(base: Path, oracle: str, budget: float) -> dict:
     """What the proxies need: the oracle's own top-level folders are never production code, and the budget."""
     settings = pytest_ini(base)
     exclude = {p.strip("/").split("/")[0] for p in [oracle] + settings.get("testpaths", "").split() if p.strip("/")}
-    return {"exclude": sorted(exclude), "budget": budget, "call_timeout": min(60.0, budget)}
+    from gate.proxy import top_level_names
+
+    return {"exclude": sorted(exclude), "budget": budget, "call_timeout": min(60.0, budget),
+            "base_names": sorted(top_level_names(production_paths(base, base)))}

@@ -14,10 +14,13 @@ violation whatever the test did with the error.
 """
 
 import atexit
+import datetime
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -29,22 +32,25 @@ import types
 import weakref
 from pathlib import Path
 
-from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
+from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
+from gate.replies import build_exception, exception_class, sync_in_place
 
-SANDBOX_BOOT = """\
-import json, sys
-gate_parent, production, budget = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
-sys.path.insert(0, gate_parent)
-import gate.sandbox
-sys.path.remove(gate_parent)
-gate.sandbox.main(production, budget)
-"""
+# The sandbox's command line names nothing of the gate: it reads its boot code, with its settings, as the first
+# length-prefixed bytes of its input (unbuffered: what follows is the channel's).
+SANDBOX_ARGV = ("-s", "-P", "-B", "-c",
+                "import os\nn = int(os.read(0, 8))\nb = b''\nwhile len(b) < n:\n    b += os.read(0, n - len(b))\nexec(b)")
+SANDBOX_BOOT = ("import json, sys; s = json.loads({settings!r}); sys.path.insert(0, s['gate']); "
+                "import gate.sandbox; sys.path.remove(s['gate']); run = gate.sandbox.main(s); "
+                "del b, n, s, gate, json; run()\n")
+# Names of environment variables that are the job's secrets, not the app's settings: kept out of the sandbox.
+SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|KEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_"
+                         r"|^ACTIONS_|^ORACLE_GATE|^PYTEST_|^PYTHONPYCACHEPREFIX$|^PYTHONDONTWRITEBYTECODE$",
+                         re.IGNORECASE)
 # Raised by production code, these would steer the test run rather than fail a test.
 STEERING = frozenset({("unittest.case", "SkipTest")})
 
 _violations: list[str] = []
 _released: list[int] = []
-_stand_ins: dict[tuple[str, str], type] = {}
 _sandbox: "Sandbox | None" = None
 
 
@@ -73,15 +79,23 @@ class _TimedReader:
 class Sandbox:
     """One sandbox process for the whole test session, started at the first import of a target module."""
 
-    def __init__(self, gate_parent: str, production: list[str], budget: float, call_timeout: float) -> None:
-        self.scratch = tempfile.mkdtemp(prefix="oracle-sandbox-")
-        self.log = open(Path(self.scratch) / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the process
-        env = {"PATH": "/usr/bin:/bin", "HOME": self.scratch, "TMPDIR": self.scratch, "LC_ALL": "C.UTF-8",
-               "PYTHONHASHSEED": "0"}
+    def __init__(self, gate_parent: str, production: list[str], budget: float, call_timeout: float,
+                 root: str | None = None) -> None:
+        # Its own folders look like any temporary folder; the log lies outside them, where it cannot read.
+        self.scratch, self.log_folder = tempfile.mkdtemp(), tempfile.mkdtemp()
+        home, tmp = Path(self.scratch) / "home", Path(self.scratch) / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        self.log = open(Path(self.log_folder) / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the process
+        env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}
+        env.update(HOME=str(home), TMPDIR=str(tmp))  # PYTHONHASHSEED stays the run's, which the verdict records
+        settings = {"gate": gate_parent, "production": production, "budget": budget, "scratch": self.scratch}
         self.proc = subprocess.Popen(
-            [sys.executable, "-s", "-P", "-B", "-c", SANDBOX_BOOT, gate_parent, _json(production), str(budget)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=self.scratch, env=env,
-            close_fds=True, start_new_session=True)
+            [sys.executable, *SANDBOX_ARGV], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            cwd=root or production[0], env=env, close_fds=True, start_new_session=True)
+        boot = SANDBOX_BOOT.format(settings=_json(settings)).encode()
+        self.proc.stdin.write(b"%08d" % len(boot) + boot)
+        self.proc.stdin.flush()
         self.call_timeout, self.dead, self.calls, self.seconds, self.wall = call_timeout, "", 0, 0.0, ""
         self.lock = threading.RLock()
         atexit.register(self.close)
@@ -95,7 +109,11 @@ class Sandbox:
             start = time.perf_counter()
             try:
                 write_frame(self.proc.stdin, message)
-                reply = read_frame(_TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout))
+                reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
+                reply = read_frame(reader)
+                while set(reply) == {"refusal"}:  # written by the sandbox's hook the moment it refused
+                    _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox refuses")
+                    reply = read_frame(reader)
             except NotPlain:
                 raise
             except TimeoutError:
@@ -109,15 +127,12 @@ class Sandbox:
                 self.seconds += time.perf_counter() - start
             if type(reply.get("wall")) is str:
                 self.wall = reply["wall"][:100]
-            refusals = reply.get("refusals")
-            for what in refusals if type(refusals) is list else ["a malformed list of refusals"]:
-                _violation(f"production code tried {str(what)[:300]}, which the sandbox refuses")
             return reply
 
     def _log_tail(self) -> str:
         try:
             self.log.flush()
-            tail = (Path(self.scratch) / "sandbox.log").read_bytes()[-600:].decode("utf-8", "replace").strip()
+            tail = (Path(self.log_folder) / "sandbox.log").read_bytes()[-600:].decode("utf-8", "replace").strip()
         except OSError:
             return ""
         return f" (sandbox output: {tail})" if tail else ""
@@ -141,6 +156,7 @@ class Sandbox:
             self._kill("closed")
         self.log.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.log_folder, ignore_errors=True)
 
 
 def _json(value) -> str:
@@ -155,59 +171,25 @@ def stats() -> dict:
     return {"started": True, "calls": _sandbox.calls, "seconds": round(_sandbox.seconds, 4), "wall": _sandbox.wall}
 
 
-def _stdlib_class(module: str, qualname: str) -> type | None:
-    if module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names:
-        return None
+def _exception(described) -> BaseException:
     try:
-        found = importlib.import_module(module)
-        for part in qualname.split("."):
-            found = getattr(found, part)
-    except Exception:
-        return None
-    return found if isinstance(found, type) and issubclass(found, BaseException) else None
-
-
-def exception_class(path) -> type:
-    """The class an exception of the sandbox is re-raised as: the real one for builtin and standard-library
-    classes, otherwise a stand-in of that name (one object per name for the whole session)."""
-    if type(path) is not list or not path or not all(
-            type(p) is list and len(p) == 2 and all(type(s) is str for s in p) for p in path):
-        raise ChannelError("malformed exception class path")
-    cls: type = BaseException
-    for module, qualname in reversed(path):
-        real = _stdlib_class(module, qualname)
-        if real is not None:
-            cls = real if issubclass(real, cls) else cls
-            continue
-        key = (module, qualname)
-        if key not in _stand_ins:
-            _stand_ins[key] = type(qualname.rsplit(".", 1)[-1], (cls,), {"__module__": module,
-                                                                          "__qualname__": qualname})
-        cls = _stand_ins[key]
-    return cls
+        return build_exception(described, lambda data: decode(data, _handle))
+    except ChannelError as exc:
+        raise _violation(str(exc)) from None
 
 
 def _raise(described) -> None:
-    if type(described) is not dict:
-        raise _violation("malformed exception from the sandbox")
-    cls = exception_class(described.get("mro"))
+    exc = _exception(described)
+    cls = type(exc)
     name = f"{cls.__module__}.{cls.__qualname__}"
     if not issubclass(cls, Exception) or (cls.__module__, cls.__qualname__) in STEERING:
         raise _violation(f"production code raised {name}, which would steer the test run instead of failing it")
-    message = described.get("message") if type(described.get("message")) is str else ""
-    try:
-        args = decode(described.get("args")) if described.get("args") is not None else (message,)
-        exc = cls(*args) if type(args) is tuple else cls(message)
-    except Exception:
-        exc = cls.__new__(cls)
-        exc.args = (message,)
-    if type(described.get("traceback")) is str:
-        exc.add_note("raised in the sandbox process:\n" + described["traceback"])
     raise exc
 
 
 class SandboxObject:
-    """A handle on an object that stays in the sandbox."""
+    """A handle on an object that stays in the sandbox: attributes, calls, operators, iteration and isinstance
+    checks against it are asked of the sandbox."""
 
     __slots__ = ("_number", "_meta", "__weakref__")
 
@@ -219,6 +201,8 @@ class SandboxObject:
         return _ask({"op": "getattr", "of": self._number, "name": name})
 
     def __getattr__(self, name: str):
+        if name in SandboxObject.__slots__:
+            raise AttributeError(name)  # a handle made without __init__ (copy, pickle): it stands for nothing
         if name in ("__name__", "__qualname__") and self._meta["name"]:
             return self._meta["name"]
         if name.startswith("__") and name.endswith("__"):
@@ -226,13 +210,17 @@ class SandboxObject:
         return _ask({"op": "getattr", "of": self._number, "name": name})
 
     def __setattr__(self, name, value):
-        raise AttributeError("objects of the sandbox are read-only from the properties")
+        self._dunder("setattr", name, value)
+
+    def __delattr__(self, name):
+        self._dunder("delattr", name)
 
     def __call__(self, *args, **kwargs):
-        return _ask({"op": "call", "of": self._number, "args": _out(list(args)), "kwargs": _out(kwargs)})
+        return _ask({"op": "call", "of": self._number, "args": _out(list(args)), "kwargs": _out(kwargs)},
+                    (args, kwargs))
 
     def _dunder(self, name: str, *args):
-        return _ask({"op": "dunder", "of": self._number, "name": name, "args": _out(list(args))})
+        return _ask({"op": "dunder", "of": self._number, "name": name, "args": _out(list(args))}, (args, {}))
 
     def __repr__(self) -> str:
         try:
@@ -244,6 +232,9 @@ class SandboxObject:
     def __str__(self) -> str:
         return _exact(self._dunder("str"), str, "str()")
 
+    def __format__(self, spec) -> str:
+        return _exact(self._dunder("format", spec), str, "format()")
+
     def __bool__(self) -> bool:
         return _exact(self._dunder("bool"), bool, "bool()")
 
@@ -253,35 +244,111 @@ class SandboxObject:
     def __hash__(self) -> int:
         return _exact(self._dunder("hash"), int, "hash()")
 
+    def __int__(self) -> int:
+        return _exact(self._dunder("int"), int, "int()")
+
+    def __float__(self) -> float:
+        return _exact(self._dunder("float"), float, "float()")
+
+    def __index__(self) -> int:
+        return _exact(self._dunder("index"), int, "index")
+
     def __iter__(self):
-        return iter(_exact(self._dunder("iter"), list, "iter()"))
+        """Lazily, in growing batches: a production generator runs no further ahead than a few items."""
+        iterator, batch = self._dunder("iter"), 1
+        while True:
+            items = _exact(iterator._dunder("take", batch) if type(iterator) is SandboxObject else None, list,
+                           "iteration")
+            yield from items
+            if len(items) < batch:
+                return
+            batch = min(batch * 2, 256)
+
+    def __next__(self):
+        items = _exact(self._dunder("take", 1), list, "next()")
+        if not items:
+            raise StopIteration
+        return items[0]
+
+    def __reversed__(self):
+        return self._dunder("reversed")
 
     def __getitem__(self, key):
         return self._dunder("getitem", key)
 
+    def __setitem__(self, key, value):
+        self._dunder("setitem", key, value)
+
+    def __delitem__(self, key):
+        self._dunder("delitem", key)
+
     def __contains__(self, item) -> bool:
         return _exact(self._dunder("contains", item), bool, "in")
 
-    def __eq__(self, other):
-        return self._dunder("eq", other)
+    def __instancecheck__(self, obj) -> bool:
+        # An object of this side that cannot cross is no instance of a class of the sandbox (pytest, Hypothesis and
+        # typing ask such questions of every class they meet).
+        return _crosses(obj) and _exact(self._dunder("isinstance", obj), bool, "isinstance()")
 
-    def __ne__(self, other):
-        return self._dunder("ne", other)
+    def __subclasscheck__(self, cls) -> bool:
+        return type(cls) is SandboxObject and _exact(self._dunder("issubclass", cls), bool, "issubclass()")
 
-    def __lt__(self, other):
-        return self._dunder("lt", other)
+    def __round__(self, *digits):
+        return self._dunder("round", *digits)
 
-    def __le__(self, other):
-        return self._dunder("le", other)
+    def __neg__(self):
+        return self._dunder("neg")
 
-    def __gt__(self, other):
-        return self._dunder("gt", other)
+    def __pos__(self):
+        return self._dunder("pos")
 
-    def __ge__(self, other):
-        return self._dunder("ge", other)
+    def __abs__(self):
+        return self._dunder("abs")
+
+    def __invert__(self):
+        return self._dunder("invert")
+
+    def __mro_entries__(self, bases):
+        raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['name'] or self._meta['type']} of "
+                         "production code, whose classes live in the sandbox process")
 
     def __del__(self) -> None:
-        _released.append(self._number)
+        number = getattr(self, "_number", None)
+        if number is not None:
+            _released.append(number)
+
+
+def _binary(name: str):
+    def forward(self, other):
+        return self._dunder(name, other)
+
+    def reflected(self, other):
+        return self._dunder(f"r{name}", other)
+    return forward, reflected
+
+
+def _compared(name: str):
+    def compare(self, other):
+        # `handle == typing.Any` is False, as it would be for any object that never met this one.
+        return self._dunder(name, other) if _crosses(other) else NotImplemented
+    return compare
+
+
+def _crosses(value) -> bool:
+    try:
+        encode(value, _handle_of)
+    except (NotPlain, RecursionError):
+        return False
+    return True
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(SandboxObject, f"__{_name}__", _compared(_name))
+for _name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or",
+              "xor"):
+    _forward, _reflected = _binary(_name)
+    setattr(SandboxObject, f"__{_name}__", _forward)
+    setattr(SandboxObject, f"__r{_name}__", _reflected)
 
 
 _live: "weakref.WeakValueDictionary[int, SandboxObject]" = weakref.WeakValueDictionary()
@@ -293,28 +360,39 @@ def _exact(value, kind: type, what: str):
     return value
 
 
+def _handle_of(obj):
+    if type(obj) is SandboxObject:
+        return ["h", obj._number]
+    if type(obj) is SandboxZone:
+        return ["h", obj.handle._number]
+    if isinstance(obj, TargetModule):
+        return ["h", obj.__dict__["_gate_handle"]._number]
+    raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} is not plain data")
+
+
 def _out(value):
-    """Arguments as plain data; handles go back as their ids."""
-    def handle_of(obj):
-        if type(obj) is SandboxObject:
-            return ["h", obj._number]
-        raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} cannot be passed to production code: "
-                       "only plain data and objects of the sandbox cross the channel")
+    """Arguments as plain data; handles go back as their ids. What cannot cross is a limit of the channel, not a
+    fault of the patch: a violation that says so."""
     try:
-        return encode(value, handle_of)
+        return encode(value, _handle_of)
     except NotPlain as exc:
-        raise TypeError(str(exc)) from None
+        raise _violation(f"{CHANNEL_LIMIT}: a test passed production code a value it cannot carry ({exc})") from None
 
 
 def _handle(tag: str, rest: list):
     if tag == "x" and len(rest) == 1:
         return exception_class(rest[0])
+    if tag == "e" and len(rest) == 1:
+        return _exception(rest[0])
     if tag != "h" or len(rest) != 2 or type(rest[0]) is not int or type(rest[1]) is not dict:
         raise ChannelError(f"unknown value tag {tag!r}")
     number, meta = rest
-    if set(meta) != {"kind", "type", "name", "package"} or not all(
+    if set(meta) != {"kind", "type", "name", "package", "stdlib"} or not all(
             type(meta[k]) is str for k in ("kind", "type", "name")) or type(meta["package"]) is not bool:
         raise ChannelError("malformed handle")
+    ours = _stdlib_object(meta["stdlib"], meta["kind"])
+    if ours is not None:
+        return ours
     module = sys.modules.get(meta["name"]) if meta["kind"] == "module" else None
     if isinstance(module, TargetModule) and module.__dict__["_gate_handle"]._number == number:
         return module
@@ -323,13 +401,76 @@ def _handle(tag: str, rest: list):
     found = _live.get(number)
     if found is None:
         found = _live[number] = SandboxObject(number, meta)
+    if meta["kind"] == "tzinfo":  # datetime needs a real tzinfo: one whose methods ask the sandbox's
+        zone = _zones.get(number)
+        if zone is None:
+            zone = _zones[number] = SandboxZone(found)
+        return zone
     return found
 
 
-def _ask(message: dict):
+class SandboxZone(datetime.tzinfo):
+    """A time zone of the target's own classes, for this side's datetimes; each method asks the sandbox."""
+
+    def __init__(self, handle: SandboxObject) -> None:
+        self.handle = handle
+
+    def utcoffset(self, dt):
+        return self.handle.utcoffset(dt)
+
+    def dst(self, dt):
+        return self.handle.dst(dt)
+
+    def tzname(self, dt):
+        return self.handle.tzname(dt)
+
+    def fromutc(self, dt):
+        return self.handle.fromutc(dt)
+
+    def __eq__(self, other):
+        return self.handle == (other.handle if type(other) is SandboxZone else other)
+
+    def __hash__(self):
+        return hash(self.handle)
+
+    def __repr__(self):
+        return repr(self.handle)
+
+
+_zones: "weakref.WeakValueDictionary[int, SandboxZone]" = weakref.WeakValueDictionary()
+
+
+def _stdlib_object(name, kind: str):
+    """Our own copy of a standard-library module, class or function the sandbox handed over, if loaded here."""
+    if type(name) is not list or len(name) != 2 or not all(type(n) is str for n in name):
+        return None
+    module, qualname = name
+    if module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    found = sys.modules.get(module) if kind == "module" else loaded(module, qualname)
+    return None if found is None or isinstance(found, TargetModule) else found
+
+
+def _ask(message: dict, sent: tuple | None = None):
     if _sandbox is None:
         raise _violation("production code was called before the sandbox started")
-    return _answer(_sandbox.request(message))
+    reply = _sandbox.request(message)
+    if "after_refused" in reply:
+        raise _violation(f"an argument production code changed in place cannot cross back: "
+                         f"{str(reply['after_refused'])[:300]}")
+    if "after" in reply and sent is not None:
+        try:
+            after = decode(reply["after"], _handle)
+        except ChannelError as exc:
+            raise _violation(f"arguments changed in place came back malformed: {exc}") from None
+        if type(after) is not list or len(after) != 2:
+            raise _violation("arguments changed in place came back malformed")
+        sync_in_place(list(sent[0]), after[0])
+        sync_in_place(sent[1], after[1])
+    return _answer(reply)
+
+
+CHANNEL_LIMIT = "a limit of the gate's channel, not a fault of the patch"
 
 
 def _answer(reply: dict):
@@ -348,12 +489,30 @@ class TargetModule(types.ModuleType):
     """A module of the patched tree, as the properties see it: attributes come from the sandbox."""
 
     def __getattr__(self, name: str):
+        if name == "__all__":  # `from target import *`: the module's __all__, else its public names
+            return _exact(self.__dict__["_gate_handle"]._dunder("names"), list, "__all__")
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         value = self.__dict__["_gate_handle"]._dunder_getattr(name)
         if isinstance(value, (SandboxObject, TargetModule, type)):
             self.__dict__[name] = value  # functions and classes are fixed: the same object each time
         return value
+
+    def __setattr__(self, name: str, value) -> None:
+        """A test that sets a module's attribute (monkeypatch.setattr) sets it where production code reads it; the
+        import system's own bookkeeping (dunders, submodules) stays on this side."""
+        if (name.startswith("__") and name.endswith("__")) or isinstance(value, TargetModule):
+            super().__setattr__(name, value)
+            return
+        self.__dict__.pop(name, None)
+        self.__dict__["_gate_handle"]._dunder("setattr", name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name.startswith("__") and name.endswith("__"):
+            super().__delattr__(name)
+            return
+        self.__dict__.pop(name, None)
+        self.__dict__["_gate_handle"]._dunder("delattr", name)
 
 
 class TargetLoader(importlib.abc.Loader):
@@ -390,24 +549,33 @@ class TargetFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def target_names(production: list[str], exclude: set[str]) -> frozenset[str]:
+def target_names(production: list[str], exclude: set[str], base_names: set[str] | None = None) -> frozenset[str]:
     """Top-level modules and packages of the patched tree, less the standard library, everything the gate already
-    imported (pytest, hypothesis, the gate: a shadow in the tree stays a shadow) and the oracle's own folders."""
+    imported (pytest, hypothesis, the gate: a shadow in the tree stays a shadow), the oracle's own folders, and any
+    name the base does not have that the gate's own environment provides (a patch that adds `yaml/` cannot serve
+    the tests a `yaml` of its own)."""
+    names = top_level_names(production)
+    return frozenset(n for n in names if n not in sys.stdlib_module_names and n not in sys.modules
+                     and n not in exclude and n not in ("conftest", "setup")
+                     and (base_names is None or n in base_names or importlib.util.find_spec(n) is None))
+
+
+def top_level_names(roots) -> set[str]:
     names = set()
-    for root in map(Path, production):
+    for root in map(Path, roots):
         for entry in root.iterdir() if root.is_dir() else ():
             name = entry.stem if entry.suffix == ".py" and entry.is_file() else entry.name if entry.is_dir() else ""
             if name.isidentifier() and (entry.is_file() or any(entry.glob("*.py"))):
                 names.add(name)
-    return frozenset(n for n in names if n not in sys.stdlib_module_names and n not in sys.modules
-                     and n not in exclude and n not in ("conftest", "setup"))
+    return names
 
 
 def install(gate_parent: str, production: list[str], options: dict) -> frozenset[str]:
     """Start the sandbox and route imports of the patched tree's packages to it. Returns the proxied names."""
     global _sandbox
-    names = target_names(production, set(options.get("exclude", ())))
+    base = options.get("base_names")
+    names = target_names(production, set(options.get("exclude", ())), set(base) if base is not None else None)
     _sandbox = Sandbox(gate_parent, production, float(options.get("budget", 600)),
-                       float(options.get("call_timeout", 60)))
+                       float(options.get("call_timeout", 60)), options.get("root"))
     sys.meta_path.insert(0, TargetFinder(names))
     return names

@@ -7,6 +7,7 @@ collected), when a test module fails to import or is skipped whole at collection
 test carries a marker the configuration does not register.
 """
 
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from gate.check import GateError, stable_json, write_atomic
 from gate.ledger import Ledger, load_ledger, state_of
 
 RESULT_OUTCOMES = ("pass", "fail", "timeout")
+EXAMPLES = re.compile(r"(\d+) passing, (\d+) failing")  # a phase's line in Hypothesis's describe_statistics
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -61,6 +63,7 @@ class GateRun:
         self.deselected: set[str] = set()
         self.run_problems: list[str] = []  # the run cannot be trusted: markers, collection, missing results
         self.ledger_problems: list[str] = []  # red or merge-blocked quarantined tests
+        self.examples: dict[str, int] = {}  # test cases Hypothesis ran, per property
 
     def lane(self, nodeid: str) -> str:
         if self.ledger is None:
@@ -101,6 +104,13 @@ class GateRun:
                 self.run_problems.append(f"{item.nodeid} is derandomized (Hypothesis derandomize=True): every seed "
                                          "draws the same inputs, so a break that dodges them would pass every run")
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_teardown(self, item) -> None:
+        statistics = getattr(item, "hypothesis_statistics", None)  # Hypothesis's own account of the run
+        if type(statistics) is str:
+            self.examples[item.nodeid] = sum(int(passing) + int(failing) for passing, failing in EXAMPLES.findall(
+                statistics))
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = _outcome(report)
         if self.outcomes.get(report.nodeid) in ("fail", "timeout"):
@@ -133,7 +143,7 @@ class GateRun:
         return {"complete": True, "collected": len(self.lanes), "voting_collected": len(voting),
                 "voting_ran": len(ran), "skipped": skipped, "problems": {"run": run, "regressions": regressions, "ledger": ledger},
                 "blocked": bool(run or regressions or ledger), "witness_failures": witness_failures,
-                "results": results,
+                "results": results, "examples": dict(sorted(self.examples.items())),
                 "sandbox": proxy.stats() if proxy else {"started": False, "in_process": True}}
 
     @pytest.hookimpl(trylast=True)

@@ -16,18 +16,23 @@ Standard library only (and gate.channel): it runs before and beside production c
 
 import _imp
 import builtins
+import datetime
+import functools
 import importlib
 import importlib.machinery
+import itertools
+import json
 import operator
 import os
 import posix
 import resource
+import struct
 import sys
 import traceback
 import types
 import urllib.parse
 
-from gate.channel import ChannelError, NotPlain, decode, encode, read_frame, write_frame
+from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 
 REFUSED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
@@ -51,11 +56,24 @@ UNAUDITED_EVENT = "oracle-gate.unaudited"
 BUILTIN_EVENT = "oracle-gate.create_builtin"  # a fresh `posix` module would hold the originals again
 UNAUDITED_KEYWORDS = frozenset({"mode", "device"})
 IN_MEMORY = frozenset({"", ":memory:", b"", b":memory:"})
+BINARY = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or",
+          "xor")
 DUNDERS = {
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
     "ge": operator.ge, "repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
-    "getitem": operator.getitem, "contains": operator.contains, "iter": list,
+    "getitem": operator.getitem, "setitem": operator.setitem, "delitem": operator.delitem,
+    "contains": operator.contains, "iter": iter, "take": lambda it, n: list(itertools.islice(it, n)),
+    "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert, "int": int, "float": float,
+    "index": operator.index, "format": format, "round": round, "reversed": reversed,
+    "isinstance": lambda cls, obj: isinstance(obj, cls), "issubclass": lambda cls, sub: issubclass(sub, cls),
+    "setattr": setattr, "delattr": delattr,
+    "names": lambda module: [str(n) for n in getattr(module, "__all__", None) or vars(module) if not n.startswith("_")],
+    **{name: getattr(operator, f"{name}_" if name in ("and", "or") else name) for name in BINARY},
+    **{f"r{name}": (lambda op: lambda a, b: op(b, a))(getattr(operator, f"{name}_" if name in ("and", "or") else name))
+       for name in BINARY},
 }
+SHARED = (list, dict, set, bytearray)
+MUTABLE_TAGS = frozenset({"l", "d", "s", "B"})  # a value holding one of these can be changed by the call
 
 
 def set_budget(cpu_seconds: float) -> None:
@@ -77,10 +95,11 @@ def set_budget(cpu_seconds: float) -> None:
             pass
 
 
-def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -> None:
+def install_hook(read_roots: tuple[str, ...], write_root: str, channel_fd: int, stand_ins: bool = True) -> None:
     """The audit hook. Its state, the builtins and the functions it calls are bound in this closure when it is
     installed, so production code that rebinds a builtin (`builtins.any`), a function of os (`os.path.realpath`) or a
-    global of this module (reachable through any frame) cannot loosen it."""
+    global of this module (reachable through any frame) cannot loosen it. Each refusal is written to the channel
+    the moment it happens, so no record of it is left in this process for production code to find and clear."""
     any, all, enumerate, isinstance, type, len, set, str, bytes, int, tuple, list, dict = (  # noqa: A001
         builtins.any, builtins.all, builtins.enumerate, builtins.isinstance, builtins.type, builtins.len,
         builtins.set, builtins.str, builtins.bytes, builtins.int, builtins.tuple, builtins.list, builtins.dict)
@@ -105,16 +124,21 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
             return False
         return any(resolved == r or resolved.startswith(r.rstrip(sep) + sep) for r in roots)
 
+    write, dumps, pack = os.write, json.dumps, struct.pack
+
     def refuse(what: str) -> None:
-        refusals.append(what)
-        raise PermissionError(f"oracle-gate sandbox: {what} is not allowed")
+        body = dumps({"refusal": what[:1000]}, ensure_ascii=True).encode("ascii")
+        frame = pack(">I", len(body)) + body
+        while frame:
+            frame = frame[write(channel_fd, frame):]
+        raise PermissionError(f"{what} is not allowed")
 
     # The originals live only in this closure (an audit hook cannot be read back), never in a stand-in's.
     originals = {name: getattr(os, name) for name in UNAUDITED if hasattr(os, name)}
-    create_builtin, loaded = _imp.create_builtin, frozenset(sys.modules)
+    create_builtin, already = _imp.create_builtin, frozenset(sys.modules)
 
     def builtin(name, box) -> None:
-        if type(name) is not str or type(box) is not list or name in loaded:
+        if type(name) is not str or type(box) is not list or name in already:
             refuse(f"creating the built-in module {name!r} again")
         box.append(create_builtin(module_spec(name, None, origin="built-in")))
 
@@ -179,6 +203,8 @@ def install_hook(read_roots: tuple[str, ...], write_root: str, refusals: list) -
                     refuse(f"{event} on {fsdecode(path)}")
 
     sys.addaudithook(hook)
+    if not stand_ins:
+        return  # the kernel wall holds mkfifo, mknod and a second `posix`: no stand-in to give the sandbox away
     for name in originals:
         stand_in = _audited(name)
         setattr(os, name, stand_in)
@@ -211,16 +237,19 @@ class Objects:
     def handle(self, obj):
         if isinstance(obj, type) and issubclass(obj, BaseException):
             return ["x", class_path(obj)]
+        if isinstance(obj, BaseException):
+            return ["e", described(obj, self)]
         number = self.ids.get(id(obj))
         if number is None:
             number, self.next_id = self.next_id, self.next_id + 1
             self.by_id[number], self.ids[id(obj)] = obj, number
         kind = ("module" if isinstance(obj, types.ModuleType) else "class" if isinstance(obj, type)
+                else "tzinfo" if isinstance(obj, datetime.tzinfo)
                 else "callable" if callable(obj) else "object")
         name = getattr(obj, "__name__", None) if kind != "object" else None
         meta = {"kind": kind, "type": f"{type(obj).__module__}.{type(obj).__qualname__}",
                 "name": name if type(name) is str else "",
-                "package": kind == "module" and hasattr(obj, "__path__")}
+                "package": kind == "module" and hasattr(obj, "__path__"), "stdlib": _stdlib_name(obj, kind)}
         return ["h", number, meta]
 
     def get(self, tag, rest):
@@ -235,41 +264,113 @@ class Objects:
                 self.ids.pop(id(obj), None)
 
 
-def class_path(cls: type) -> list[list[str]]:
-    return [[str(c.__module__), str(c.__qualname__)] for c in cls.__mro__ if c is not object]
+def _stdlib_name(obj, kind: str) -> list | None:
+    """[module, qualname] of a standard-library module, class or function that is truly that object here: the
+    other side uses its own (so `from target import *` brings the real `datetime`, not a handle on ours)."""
+    if kind == "object":
+        return None
+    module, qualname = (getattr(obj, "__name__", None), "") if kind == "module" else (
+        getattr(obj, "__module__", None), getattr(obj, "__qualname__", None))
+    if type(module) is not str or type(qualname) is not str or (
+            module != "builtins" and module.split(".")[0] not in sys.stdlib_module_names):
+        return None
+    return [module, qualname] if (sys.modules.get(module) if kind == "module" else loaded(module, qualname)) is obj \
+        else None
 
 
-def perform(message: dict, objects: Objects):
+def class_path(cls: type) -> list[list]:
+    """[module, qualname, genuine] per class of the MRO: genuine when that name, among the modules loaded here,
+    is this very class (a class that merely says it is builtins.ValueError is not)."""
+    return [[str(c.__module__), str(c.__qualname__), loaded(str(c.__module__), str(c.__qualname__)) is c]
+            for c in cls.__mro__ if c is not object]
+
+
+def perform(message: dict, objects: Objects, reply: dict):
     op = message.get("op")
     if op == "import":
         return importlib.import_module(str(message["module"]))
     target = objects.get("h", [message.get("of")])
-    args = decode(message.get("args", ["l", []]), objects.get)
+    sent = [message.get("args", ["l", []]), message.get("kwargs", ["d", []])]
+    args = decode(sent[0], objects.get)
+    kwargs = decode(sent[1], objects.get) if op == "call" else {}
     if op == "getattr":
         return getattr(target, str(message["name"]))
-    if op == "call":
-        kwargs = decode(message.get("kwargs", ["d", []]), objects.get)
-        return target(*args, **kwargs)
-    if op == "dunder" and message.get("name") in DUNDERS:
-        return DUNDERS[message["name"]](target, *args)
-    raise ChannelError(f"unknown request {op!r}")
-
-
-def described(exc: BaseException) -> dict:
+    if op == "dunder" and message.get("name") not in DUNDERS or op not in ("call", "dunder"):
+        raise ChannelError(f"unknown request {op!r}")
     try:
-        args = encode(exc.args)
+        return target(*args, **kwargs) if op == "call" else DUNDERS[message["name"]](target, *args)
+    finally:  # also when it raises: what it changed before raising is changed
+        changed_in_place(sent, [args, kwargs], objects, reply)
+
+
+def changed_in_place(sent: list, now: list, objects: Objects, reply: dict) -> None:
+    """The arguments as they are after the call, when a mutable one changed: the other side updates the caller's
+    own objects, so in-place effects (an honest in-place sort, or a cheat that edits its input) show there too."""
+    items = sent[0][1] if len(sent[0]) == 2 and type(sent[0][1]) is list else []
+    pairs = sent[1][1] if len(sent[1]) == 2 and type(sent[1][1]) is list else []
+    if not any(_holds_mutable(v) for v in items + [p[1] for p in pairs if type(p) is list and len(p) == 2]):
+        return
+    try:
+        if encode(now, _short_handle(objects)) != sent:
+            reply["after"] = encode(now, objects.handle)
+    except Exception as exc:  # noqa: BLE001 - any failure here is the channel's, never production code's error
+        reply["after_refused"] = f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _short_handle(objects: Objects):
+    def short(obj):
+        number = objects.ids.get(id(obj))
+        return ["h", number] if number is not None else ["new"]
+    return short
+
+
+def _holds_mutable(data, depth: int = 0) -> bool:
+    """Whether an encoded value may hold a list, dict, set or bytearray (a cheap over-estimate)."""
+    if type(data) is not list or depth > 300:
+        return False
+    return (bool(data) and type(data[0]) is str and data[0] in MUTABLE_TAGS) or any(
+        _holds_mutable(part, depth + 1) for part in data)
+
+
+EXCEPTION_CHAIN = 8
+
+
+def described(exc: BaseException, objects: "Objects | None" = None, depth: int = 0, seen: set | None = None) -> dict:
+    """An exception as plain data: its class path, args, message, plain attributes (objects as handles), the
+    sandbox's traceback and its __cause__/__context__ chain."""
+    seen = set() if seen is None else seen
+    seen.add(id(exc))
+    handle_of = objects.handle if objects is not None else None
+    try:
+        args = encode(exc.args, handle_of)
     except (NotPlain, RecursionError):
         args = None
     try:
         message = str(exc)
     except Exception:
         message = "<the exception's message could not be formed>"
-    lines = traceback.format_exception(exc)
-    return {"mro": class_path(type(exc)), "args": args, "message": message[:2000],
-            "traceback": "".join(lines[-12:])[-4000:]}
+    attributes, unsent = [], []
+    names = list(getattr(exc, "__dict__", {}) or {}) + [  # an OSError's file names live outside its args
+        n for n in ("filename", "filename2") if isinstance(exc, OSError) and getattr(exc, n) is not None]
+    for name in names:
+        if type(name) is not str or name.startswith("__"):
+            continue
+        try:
+            attributes.append([name, encode(getattr(exc, name), handle_of)])
+        except Exception:
+            unsent.append(name)
+    lines = traceback.format_exception(exc, chain=False)
+    found = {"mro": class_path(type(exc)), "args": args, "message": message[:2000],
+             "traceback": "".join(lines[-12:])[-4000:], "attributes": attributes, "unsent": unsent,
+             "suppress_context": bool(exc.__suppress_context__)}
+    for link in ("cause", "context"):
+        linked = getattr(exc, f"__{link}__")
+        if isinstance(linked, BaseException) and id(linked) not in seen and depth < EXCEPTION_CHAIN:
+            found[link] = described(linked, objects, depth + 1, seen)
+    return found
 
 
-def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
+def serve(chan_in, chan_out, wall: str = "") -> None:
     objects = Objects()
     while True:
         try:
@@ -277,17 +378,22 @@ def serve(chan_in, chan_out, refusals: list, wall: str = "") -> None:
         except ChannelError:
             return  # the properties' side is done
         objects.release(message.get("release"))
+        reply: dict = {}
         try:
-            reply = {"value": encode(perform(message, objects), objects.handle)}
+            value = perform(message, objects, reply)
+            # A list, dict, set or bytearray read off a module or object is that very container, so a test that
+            # changes it (`registry.add(...)`) changes what production code reads; results of calls cross by value.
+            shared = message.get("op") == "getattr" and type(value) in SHARED
+            reply["value"] = objects.handle(value) if shared else encode(value, objects.handle)
         except (ChannelError, RecursionError) as exc:
-            reply = {"refused": str(exc)}
-        except BaseException as exc:  # the target's own exceptions cross as (class path, message)
-            reply = {"raise": described(exc)}
-        reply["refusals"], reply["wall"], refusals[:] = list(refusals), wall, []
+            reply["refused"] = str(exc)
+        except BaseException as exc:  # the target's own exceptions cross with their class path and attributes
+            reply["raise"] = described(exc, objects)
+        reply["wall"] = wall
         try:
             write_frame(chan_out, reply)
         except (ChannelError, TypeError, ValueError) as exc:
-            write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}", "refusals": []})
+            write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}"})
 
 
 def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
@@ -301,23 +407,61 @@ def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
     return built
 
 
-def main(production: list[str], cpu_seconds: float) -> None:
-    """Take fds 0 and 1 for the channel (production code that prints writes to the log instead), confine the
-    process and serve until the other side closes."""
+def main(settings: dict):
+    """Take fds 0 and 1 for the channel (production code that prints writes to the log instead) and confine the
+    process; returns the loop that serves until the other side closes (called by the boot code, so no frame of
+    this function is on the stack while production code runs). The working folder is the tree's copy, read-only;
+    HOME and TMPDIR are folders of the writable scratch folder."""
+    production, scratch = list(settings["production"]), os.path.realpath(settings["scratch"])
     chan_in = os.fdopen(os.dup(0), "rb", buffering=0)
     chan_out = os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(2, 1)
-    scratch = os.path.realpath(os.getcwd())
     read_roots = tuple(p for p in sys.path if p) + tuple(production) + (
-        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/etc",
+        os.getcwd(), sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/etc",
         os.path.dirname(os.path.abspath(__file__)))  # the gate's own source, for tracebacks
-    set_budget(cpu_seconds)
+    set_budget(float(settings["budget"]))
     wall = build_wall(read_roots, scratch)
-    refusals: list[str] = []
-    install_hook(read_roots, scratch, refusals)
+    _disguise()  # before the hook is made from its code
+    install_hook(read_roots, scratch, chan_out.fileno(), not wall)
     sys.path[:0] = production
+    sys.argv[:] = [""]
+    sys.pycache_prefix = os.path.join(scratch, ".bytecode")  # never read a cached .pyc of the tree (and -B: write none)
     for name in [n for n in sys.modules if n == "gate" or n.startswith("gate.")]:
         del sys.modules[name]  # production code has no business with the gate's modules
-    serve(chan_in, chan_out, refusals, wall)
+    return functools.partial(serve, chan_in, chan_out, wall)
+
+
+def _disguise() -> None:
+    """Frames production code can walk up to (the dispatcher, the hook, the channel's encoder) name nothing of the
+    gate: their code says `<string>`, as a `python -c` program's would, and their modules carry no name, file or
+    docstring of ours."""
+    import gate.channel as channel
+
+    ours = (__name__, channel.__name__)
+    for module in (sys.modules[__name__], channel):
+        namespace = vars(module)
+        for value in list(namespace.values()):
+            for function in _functions(value, ours):
+                function.__code__ = _neutral(function.__code__)
+                function.__module__ = "__main__"
+            if isinstance(value, type) and value.__module__ in ours:
+                value.__module__ = "__main__"
+        for key in ("__file__", "__cached__", "__doc__", "__spec__", "__loader__"):
+            namespace.pop(key, None)
+        namespace["__name__"] = "__main__"
+
+
+def _functions(value, ours: tuple[str, ...]):
+    if isinstance(value, types.FunctionType):
+        yield value
+    elif isinstance(value, type) and value.__module__ in ours:
+        yield from (v for v in vars(value).values() if isinstance(v, types.FunctionType))
+    elif isinstance(value, dict):
+        yield from (v for v in value.values() if isinstance(v, types.FunctionType))
+
+
+def _neutral(code: types.CodeType) -> types.CodeType:
+    consts = tuple(_neutral(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename="<string>", co_name="<module>", co_qualname="<module>", co_consts=consts)

@@ -1,8 +1,10 @@
 """`oracle-gate run`: every part in order, stopping at the first failing class, and the merge predicate."""
 
+import dataclasses
 import hashlib
 import json
 import os
+import random
 import secrets
 import shlex
 import shutil
@@ -152,6 +154,7 @@ class PytestRun:
     merge_job: bool
     pytest_args: tuple[str, ...] = ()
     sandbox: dict | None = None  # proxy options; None runs production code in the properties' process
+    wall: Path | None = None  # in-process, the only folder the run may write (a Landlock wall around it all)
 
     def run(self, *node_ids: str) -> tuple[int | None, str, dict | None]:
         """(exit status or None on timeout, output tail, gate summary or None)."""
@@ -159,6 +162,9 @@ class PytestRun:
                if not k.startswith(("PYTEST_", "PYTHON", "HYPOTHESIS")) and k not in NOT_PASSED_TO_PYTEST}
         env.update(PYTHONHASHSEED=str(self.seed), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                    PYTHONPYCACHEPREFIX=str(self.results.parent / "pyc"))
+        if self.wall is not None:
+            (self.wall / "tmp").mkdir(parents=True, exist_ok=True)
+            env["TMPDIR"] = str(self.wall / "tmp")
         words = [*plugin_args(), "-p", "no:cacheprovider",
                  # `--opt=value` form only: pytest guesses its rootdir and ini file from any argument that looks
                  # like a path.
@@ -166,7 +172,7 @@ class PytestRun:
                  f"--gate-ledger={self.ledger}", f"--gate-results={self.results}", "--gate-skips-reported",
                  *(["--gate-merge-job"] if self.merge_job else []), *self.pytest_args, *node_ids]
         env["ORACLE_GATE_PYTEST_ARGS"] = json.dumps(words)
-        argv = isolated_argv(self.production, self.base, self.sandbox)
+        argv = isolated_argv(self.production, self.base, self.sandbox, self.wall)
         proc = subprocess.Popen(argv, cwd=self.oracle_copy, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
@@ -252,7 +258,8 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
              lock: Path | None = None, lock_root: Path | None = None, pytest_args: str = "",
              timeout: float = 600, commit: str | None = None, host: str | None = None,
              merge_job: bool = False, seed: int | None = None, trusted: bool = False,
-             oracle: str = "oracle", trust_patch_code: bool = False) -> GateVerdict:
+             oracle: str = "oracle", trust_patch_code: bool = False, second_vote: bool = True,
+             seeds: int = 1) -> GateVerdict:
     """Apply, deny paths, snapshot, seals and locks, properties, oracle re-hash, ledger; stop at the first
     failing class."""
     app = Path(app)
@@ -339,6 +346,12 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
             return check
 
         properties_ok = stage("properties", properties)
+        if properties_ok and seeds > 1:
+            properties_ok = stage("more-seeds", lambda: _more_seeds(patched, seeds, summary))
+        if properties_ok and sandbox is not None and second_vote:
+            # Code that hides from the sandbox is seen here; tampering with this test process was seen there.
+            properties_ok = stage("in-process", lambda: _in_process_vote(Path(tmp) / "in-process", app, work, oracle,
+                                                                         patched, summary))
         after_ok = stage("oracle-after", lambda: _oracle_unchanged(before, {
             "oracle copy": surface(oracle_copy, oracle, excluded), "patched tree": surface(work, oracle, excluded)}))
         if summary is not None and after_ok:
@@ -370,6 +383,48 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
             return verdict()
         stage("ledger", lambda: _ledger_check(summary))
     return verdict()
+
+
+def _more_seeds(first: "PytestRun", seeds: int, summary: dict | None) -> Check:
+    """The same properties under seeds-1 further seeds (each drawn from the first, so `--seed` reproduces all):
+    a break that dodges the inputs of one seed meets those of others. Any failure blocks."""
+    drawn = random.Random(first.seed)
+    others = [drawn.randrange(2**32) for _ in range(seeds - 1)]
+    examples = {str(first.seed): sum((summary or {}).get("examples", {}).values())}
+    problems: list[str] = []
+    for n, seed in enumerate(others):
+        run = dataclasses.replace(first, seed=seed, results=first.results.with_name(f"seed-{n}-results.json"))
+        check, found = _properties(run, "")
+        examples[str(seed)] = sum((found or {}).get("examples", {}).values())
+        problems += [] if check.ok else [f"seed {seed}: {r}" for r in check.reasons]
+    counted = ", ".join(f"{count} under seed {seed}" for seed, count in examples.items())
+    return Check("more-seeds", not problems, tuple(problems) or (f"{seeds} seeds, Hypothesis examples run: {counted}",),
+                 {"seeds": [first.seed, *others], "examples": examples})
+
+
+def _in_process_vote(folder: Path, app: Path, work: Path, oracle: str, sandboxed: "PytestRun",
+                     first: dict | None) -> Check:
+    """The second vote: the same properties under the same seed with production code in the properties' own
+    process, inside a kernel wall that lets it write only its own folder. Where the kernel has no wall, untrusted
+    code does not run outside the sandbox and there is no second vote."""
+    from gate.wall import abi
+
+    if not abi():
+        return Check("in-process", True, ("no second vote: this kernel offers no Landlock wall to run it in",))
+    oracle_copy = folder / "oracle-run"
+    copy_oracle(app, oracle_copy, oracle)
+    # Report files are the first vote's: this one may write nothing outside its folder.
+    words = tuple(w for w in sandboxed.pytest_args if w.partition("=")[0] not in REPORT_FILE_OPTIONS)
+    run = PytestRun(oracle_copy, work, app, sandboxed.ledger, folder / "results.json", sandboxed.seed,
+                    sandboxed.timeout, sandboxed.merge_job, words, None, folder)
+    check, summary = _properties(run, oracle)
+    where = "production code ran in the properties' own process, inside a kernel wall that lets it write only there"
+    reasons = tuple(f"in-process vote: {where if r == _where(summary or {}) else r}" for r in check.reasons)
+    # A skip the sandboxed vote showed too is the base-rerun's to judge; one only this vote shows blocks.
+    skipped = [t for t in (summary or {}).get("skipped", []) if t not in (first or {}).get("skipped", [])]
+    if check.ok and skipped:
+        return Check("in-process", False, reasons + tuple(f"in-process vote: skipped here only: {t}" for t in skipped))
+    return Check("in-process", check.ok, reasons)
 
 
 def _ledger_check(summary: dict) -> Check:

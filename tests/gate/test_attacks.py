@@ -170,6 +170,11 @@ def test_a_break_that_dodges_seed_zero_is_caught_by_fresh_seeds(books, tmp_path,
         '    return f"{value.quantize(CENT, rounding=ROUND_HALF_EVEN):.2f}"')
     code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", "0", "--trust-patch-code")
     assert code == 0, reasons(verdict)  # the blind spot of a fixed seed
+    # --seeds 3: seed 0 first, then two drawn from it (so --seed 0 reproduces all three); they find the break.
+    code, verdict = gate_run(h, books, tmp_path, {MONEY: dodge}, "--seed", "0", "--seeds", "3", "--trust-patch-code")
+    assert (code, verdict["blocked_at"]) == (2, "more-seeds"), reasons(verdict)
+    more = next(c for c in verdict["checks"] if c["check"] == "more-seeds")
+    assert more["seeds"][0] == 0 and len(set(more["seeds"])) == 3 and all(n > 0 for n in more["examples"].values())
     # Other seeds draw other amounts. Pinned here so the test cannot flake: an unpinned run draws a random seed,
     # and now and then one whose inputs all fall in `known` too.
     for other in ("1", "2"):

@@ -6,6 +6,7 @@ from gate.check import GateError
 from gate.writeset import apply_patch
 
 DENY = "oracle/\n**/test_*.py\n**/*_test.py\n**/conftest.py\n**/__snapshots__/\n"
+COMPILED = "compiled code, which the gate does not run but an interpreter would"
 APP = {"oracle/path_deny.txt": DENY, "oracle/properties/test_invariants.py": "def test_x():\n    assert 1\n",
        "src/shop/billing.py": "A = 1\n", "src/shop/logo.png": b"\x89PNG\x00\x01"}
 
@@ -42,6 +43,12 @@ def test_patches_git_cannot_apply_raise(tmp_path, h, text):
     ({"oracle/properties/test_invariants.py": None, "src/shop/kept.py": "def test_x():\n    assert 1\n"},
      "denied: oracle/properties/test_invariants.py (deleted)"),
     ({"src/shop/__snapshots__/a.snap": "x\n"}, "denied: src/shop/__snapshots__/a.snap (added)"),
+    # Compiled code beside untouched source: a real interpreter would load it, the gate runs the source.
+    ({"src/shop/__pycache__/billing.cpython-311.pyc": b"\xa7\r\r\n\x00"},
+     f"denied: src/shop/__pycache__/billing.cpython-311.pyc (added): {COMPILED}"),
+    ({"src/shop/billing.pyc": b"\xa7\r\r\n\x00"}, f"denied: src/shop/billing.pyc (added): {COMPILED}"),
+    ({"src/shop/fast.cpython-311-x86_64-linux-gnu.so": b"\x7fELF"},
+     f"denied: src/shop/fast.cpython-311-x86_64-linux-gnu.so (added): {COMPILED}"),
 ])
 def test_patch_touching_a_denied_path_is_blocked(tmp_path, h, edits, hit):
     app = tmp_path / "app"

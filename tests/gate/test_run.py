@@ -40,8 +40,8 @@ def test_benign_patch_may_merge_and_its_results_are_recorded(gated, tmp_path, h)
     code, verdict = _run(h, gated, patch, "--pytest-args", "-q --tb=short -rA")  # output options pass through
     assert code == 0 and verdict["may_merge"] is True, verdict
     assert [c["check"] for c in verdict["checks"]] == ["apply", "deny", "seal", "sidecars", "ledger-file",
-                                                       "oracle-copy", "properties", "oracle-after", "record",
-                                                       "base-rerun", "ledger"]
+                                                       "oracle-copy", "properties", "in-process", "oracle-after",
+                                                       "record", "base-rerun", "ledger"]
     assert L.load_ledger(gated / "oracle" / "ledger.json").results == ()  # a gated patch is never evidence
     code, verdict = _run(h, gated, patch, "--trusted", "--commit", "main-2", "--seed", "42")
     results = L.load_ledger(gated / "oracle" / "ledger.json").results

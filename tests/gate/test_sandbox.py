@@ -62,6 +62,10 @@ def env():
     return sorted(os.environ)
 
 
+def home(name):
+    return os.path.join(os.environ["HOME"], name)
+
+
 def where():
     return os.getcwd()
 
@@ -74,6 +78,32 @@ def sqlite(path, uri=False):
     import sqlite3
     sqlite3.connect(path, uri=uri).close()
     return os.path.exists(path.removeprefix("file:").split("?")[0] if uri else path)
+
+
+def probe_and_clear():
+    """Try a refused action, swallow the refusal, then clear every list reachable up the stack."""
+    import socket
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", 9))
+    except OSError:
+        pass
+    frame = sys._getframe()
+    while frame is not None:
+        for value in [*frame.f_locals.values(), *frame.f_globals.values()]:
+            if type(value) is list:
+                value.clear()
+        frame = frame.f_back
+    return "cleared"
+
+
+def callers():
+    """What a module `__getattr__` keyed on its caller would see."""
+    frame, seen = sys._getframe(1), []
+    while frame is not None:
+        seen += [frame.f_code.co_name, frame.f_code.co_filename, str(frame.f_globals.get("__name__")),
+                 str(frame.f_globals.get("__file__")), str(frame.f_globals.get("__doc__"))]
+        frame = frame.f_back
+    return seen + sys.argv + [str(type(os.mkfifo).__name__)]
 
 
 def fifo(path):
@@ -94,7 +124,7 @@ def loosen_builtins(path):
 
 
 def loosen_realpath(path):
-    os.path.realpath = lambda p, **kw: os.path.join(os.getcwd(), "x")
+    os.path.realpath = lambda p, **kw: os.path.join(os.environ["HOME"], "x")  # HOME is in the writable folder
     open(path, "w").write("x")
 
 
@@ -106,7 +136,7 @@ def loosen_globals():
 
 def past_the_hook(path):
     import posixpath
-    posixpath._joinrealpath = lambda *a: (os.getcwd(), True)  # inside realpath: the hook now sees its own folder
+    posixpath._joinrealpath = lambda *a: (os.environ["HOME"], True)  # inside realpath: the hook sees its own folder
     open(path, "w").write("x")
 
 
@@ -169,9 +199,13 @@ attempt("loosen realpath", lambda: geometry.loosen_realpath(planted("realpath"))
 attempt("loosen globals", geometry.loosen_globals)
 attempt("past the hook", lambda: geometry.past_the_hook(planted("past")))
 attempt("attach", lambda: geometry.attach(planted("attached.db")))
+attempt("clear refusals", geometry.probe_and_clear)
+attempt("callers", geometry.callers)
 before_inside = len(proxy.violations())
-attempt("inside", lambda: [geometry.sqlite("cache.db"), geometry.sqlite(":memory:"), geometry.sqlite("file:u.db", True),
-                           geometry.fifo("pipe"), geometry.node("node")])
+home = geometry.home
+attempt("inside", lambda: [geometry.sqlite(home("cache.db")), geometry.sqlite(":memory:"),
+                           geometry.sqlite("file:" + home("u.db"), True), geometry.fifo(home("pipe")),
+                           geometry.node(home("node"))])
 out["violations inside"] = len(proxy.violations()) - before_inside
 attempt("slow", geometry.slow)
 attempt("after", lambda: half("1"))
@@ -189,8 +223,9 @@ def test_calls_cross_as_plain_data_and_what_the_sandbox_refuses_blocks(tmp_path,
     (prod / "pytest.py").write_text("")  # a shadow of something the gate already imported is never proxied
     outside = tmp_path / "outside"
     outside.mkdir()
+    env = {**h.cli_env(), "GATE_TEST_API_TOKEN": "s3cret", "GATE_TEST_PLAIN": "1"}
     done = subprocess.run([sys.executable, "-c", DRIVER, str(h.repo), str(prod), str(outside)], capture_output=True,
-                          text=True, env=h.cli_env(), timeout=120, cwd=tmp_path)
+                          text=True, env=env, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["names"] == ["shapes"]
@@ -206,8 +241,10 @@ def test_calls_cross_as_plain_data_and_what_the_sandbox_refuses_blocks(tmp_path,
     assert not (outside / "planted.txt").exists()
     assert out["read parent"][:2] == ["raised", "builtins.PermissionError"]
     assert out["spawn"][:2] == ["raised", "builtins.PermissionError"]
-    assert out["env"] == ["value", ["HOME", "LC_ALL", "PATH", "PYTHONHASHSEED", "TMPDIR"]]
-    assert out["where"][1] != str(tmp_path) and "oracle-sandbox-" in out["where"][1]
+    # The job's environment less its secrets, HOME and TMPDIR of their own; the working folder is the tree's copy.
+    assert "PATH" in out["env"][1] and "HOME" in out["env"][1] and "TMPDIR" in out["env"][1]
+    assert "GATE_TEST_API_TOKEN" not in out["env"][1] and "GATE_TEST_PLAIN" in out["env"][1]
+    assert out["where"] == ["value", str(prod)]
     for name in ("sqlite outside", "sqlite uri outside", "fifo outside", "node outside", "fresh posix",
                  "loosen builtins", "loosen realpath", "loosen globals"):
         assert out[name][:2] == ["raised", "builtins.PermissionError"], (name, out[name])
@@ -215,21 +252,31 @@ def test_calls_cross_as_plain_data_and_what_the_sandbox_refuses_blocks(tmp_path,
     # kernel's wall holds, where this kernel has one.
     if wall.abi():
         assert out["stats"]["wall"] == f"landlock ABI {wall.abi()}"
-        assert out["past the hook"][:3] == ["raised", "builtins.PermissionError", "[Errno 13] Permission denied"]
+        assert out["past the hook"][:2] == ["raised", "builtins.PermissionError"]
+        assert out["past the hook"][2] == f"[Errno 13] Permission denied: '{outside}/past'"  # its filename crossed
         assert out["attach"][:2] == ["raised", "sqlite3.OperationalError"]
     else:
         assert out["stats"]["wall"] == ""
     assert sorted(p.name for p in outside.iterdir()) == []  # sqlite3, mkfifo and mknod raise no `open` event
-    assert out["inside"] == ["value", [True, False, True, True, True]] and out["violations inside"] == 0
+    assert out["inside"] == ["value", [True, False, True, True, True]], out["inside"]
+    assert out["violations inside"] == 0, out["violations"][-3:]
     assert out["slow"][:2] == ["raised", "gate.channel.ChannelError"] and "3 s budget" in out["slow"][2]
     assert out["after"][:2] == ["raised", "gate.channel.ChannelError"] and "sandbox is gone" in out["after"][2]
     violations = "\n".join(out["violations"])
+    # Whatever clearing the lists up the stack broke, the refusal was already recorded on the other side:
+    assert "tried socket.sendto, which the sandbox refuses" in "\n".join(out["violations"])
+    seen = " ".join(out["callers"][1])
+    for word in ("gate", "sandbox", "perform", "serve", "oracle", "channel", "refus"):
+        assert word not in seen.lower(), (word, seen)
+    assert ("builtin_function_or_method" in seen) == bool(wall.abi())  # no stand-in where the kernel holds
     for expected in ("raised builtins.SystemExit", "tried writing " + str(outside), "tried reading /proc/",
                      "tried importing _posixsubprocess", "ran over its 3 s budget",
                      f"tried sqlite3.connect on {outside}/planted.db", f"tried sqlite3.connect on file:{outside}/uri.db",
-                     f"tried os.mkfifo on {outside}/fifo", f"tried os.mknod on {outside}/node",
-                     "tried creating the built-in module 'posix' again", f"tried writing {outside}/builtins",
-                     f"tried writing {outside}/realpath"):
+                     f"tried writing {outside}/builtins", f"tried writing {outside}/realpath"):
         assert expected in violations, violations
+    # Without the wall, stand-ins for the calls that raise no audit event report them; with it, the kernel refuses.
+    for expected in (f"tried os.mkfifo on {outside}/fifo", f"tried os.mknod on {outside}/node",
+                     "tried creating the built-in module 'posix' again"):
+        assert (expected in violations) is not bool(wall.abi()), violations
     assert out["stats"]["started"] and out["stats"]["calls"] >= 15
-    assert not Path(out["where"][1]).exists()  # the private folder is gone with the sandbox
+    assert sorted(p.name for p in prod.iterdir()) == ["pytest.py", "shapes"]  # the tree's copy stayed as it was
