@@ -361,11 +361,12 @@ def refresh(
 @app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A finished run folder, e.g. workspace/latest.")],
-    fmt: Annotated[str, typer.Option("--format", help="md | html | json | junit.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", help="md | html | json | junit | mutation-testing.")] = "md",
     out: Annotated[Optional[Path], typer.Option("--out", help="Write to FILE. Default: stdout.")] = None,
 ) -> None:
-    """Re-render the report of a finished run: markdown, one self-contained HTML file, report.json, or JUnit XML
-    (one test case per candidate: kept passes, rejected fails with its reason)."""
+    """Re-render the report of a finished run: markdown, one self-contained HTML file, report.json, JUnit XML
+    (one test case per candidate: kept passes, rejected fails with its reason), or mutation-testing (JSON of the
+    mutation-testing-report-schema, read by Stryker's viewer and dashboard)."""
     from drafter.report import FORMATS, load_report, render
 
     if fmt not in FORMATS:

@@ -179,7 +179,7 @@ def test_the_cli_writes_each_format_and_refuses_a_bad_one(billing_run, tmp_path)
         assert out.read_text() == render(load_report(billing_run.run_dir), fmt, billing_run.run_dir)
     bad = subprocess.run([sys.executable, "-m", "drafter.cli", "report", str(billing_run.run_dir), "--format", "pdf"],
                          capture_output=True, text=True)
-    assert bad.returncode == 2 and "--format pdf: choose one of md, html, json, junit" in bad.stderr
+    assert bad.returncode == 2 and "--format pdf: choose one of md, html, json, junit, mutation-testing" in bad.stderr
     missing = subprocess.run([sys.executable, "-m", "drafter.cli", "report", str(tmp_path / "nope")],
                              capture_output=True, text=True)
     assert missing.returncode == 2 and "report.json" in missing.stderr
