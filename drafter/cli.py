@@ -387,6 +387,21 @@ def report(
 
 
 @app.command()
+def show(
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A candidate, mutant or target id, as report.json names it.")],
+    run_dir: Annotated[Path, typer.Option("--run", help="The finished run the id comes from.")] = Path("workspace/latest"),
+) -> None:
+    """Show one candidate (code, verdict, counterexample, outcome by mutant), mutant (diff, status, who killed it,
+    round) or target (candidates, mutants) of a finished run. Exit 2 when the id is unknown."""
+    from drafter.show import show as show_item
+
+    try:
+        console.print(show_item(run_dir, item_id), soft_wrap=True)
+    except DrafterError as exc:
+        fail(exc)
+
+
+@app.command()
 def promote(
     candidate_ids: Annotated[Optional[list[str]], typer.Argument(metavar="ID...", help="Kept candidate ids, e.g. 'shop.billing:apply_tax::zero_rate_is_identity'.")] = None,
     into: Annotated[Path, typer.Option("--into", help="Oracle properties folder to write into, e.g. oracle/properties.")] = ...,
