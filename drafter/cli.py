@@ -13,14 +13,15 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
 from drafter import __version__, pipeline
 from drafter.config import Settings, load_settings
 from drafter.data import to_jsonable
 from drafter.errors import DrafterError, WorkspaceError
 from drafter.extract import extract as extract_targets
-from drafter.report.terminal import draft_table, print_run_summary, targets_line
+from drafter.report.terminal import CACHE_NOTES, cache_line, draft_table, print_run_summary, print_table, targets_line
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -118,16 +119,26 @@ class PlainReporter:
         self.interval = interval
         self.started = time.monotonic()
         self.name, self.done, self.total, self.last = "", 0, None, 0.0
+        self.stage_started = self.started
 
     def _line(self) -> None:
+        now = time.monotonic()
         total = f"/{self.total}" if self.total is not None else ""
-        print(f"[drafter] {self.name}: {self.done}{total} done, {time.monotonic() - self.started:.0f}s elapsed",
+        print(f"[drafter] {self.name}: {self.done}{total} done, {now - self.started:.0f}s elapsed{self._left(now)}",
               file=self.out, flush=True)
-        self.last = time.monotonic()
+        self.last = now
+
+    def _left(self, now: float) -> str:
+        """The stage's remaining time at its pace so far: a guess, said as one, once there is a pace to go on."""
+        if not self.total or not self.done or self.done >= self.total:
+            return ""
+        left = (now - self.stage_started) / self.done * (self.total - self.done)
+        return f", about {left:.0f}s left in {self.name}"
 
     def stage(self, name: str, total: int | None = None) -> None:
         self.close()
         self.name, self.done, self.total = name, 0, total
+        self.stage_started = time.monotonic()
         self._line()
 
     def advance(self, amount: int = 1, total: int | None = None) -> None:
@@ -172,6 +183,7 @@ def progress_bar() -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=errors,
         transient=False,
     )
@@ -202,6 +214,7 @@ def _execute(stage: Callable, src: Path, **options):
     """Settings from files and options, the stage with progress bars, user errors as exit 2."""
     try:
         settings = load_settings(**options)
+        errors.print(cache_line(settings.workspace, settings.cache), soft_wrap=True)
         interactive = sys.stderr.isatty()
         with progress_bar() if interactive else nullcontext() as progress:
             reporter = RichReporter(progress) if interactive else PlainReporter()
@@ -218,7 +231,10 @@ def _execute(stage: Callable, src: Path, **options):
                      highlight=False, markup=False)
         raise typer.Exit(130) from None
     for warning in result.warnings:
-        errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
+        if warning.startswith(CACHE_NOTES):  # cache use is news, not a warning
+            errors.print(labelled("cache:", "dim", warning), soft_wrap=True)
+        else:
+            errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
     return result
 
 
@@ -244,7 +260,7 @@ def draft(
         prompts=prompts, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
         retries=retries, changed_since=changed_since, cache=False if no_cache else None,
     )
-    console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
+    print_table(console, draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
     console.print(targets_line(len(outcome.extraction.targets), outcome.target_notes))
     console.print(f"run folder: {outcome.run_dir}")
 
