@@ -119,7 +119,7 @@ class PlainReporter:
         self.interval = interval
         self.started = time.monotonic()
         self.name, self.done, self.total, self.last = "", 0, None, 0.0
-        self.stage_started = self.started
+        self.first_done: tuple[float, int] | None = None
 
     def _line(self) -> None:
         now = time.monotonic()
@@ -129,20 +129,24 @@ class PlainReporter:
         self.last = now
 
     def _left(self, now: float) -> str:
-        """The stage's remaining time at its pace so far: a guess, said as one, once there is a pace to go on."""
-        if not self.total or not self.done or self.done >= self.total:
+        """The stage's remaining time at its pace since its first item finished (the first carries the stage's
+        start-up: imports, Hypothesis's tables): a guess, said as one, once two items give a pace."""
+        if not self.total or self.first_done is None or self.done < 2 or self.done >= self.total:
             return ""
-        left = (now - self.stage_started) / self.done * (self.total - self.done)
-        return f", about {left:.0f}s left in {self.name}"
+        left = (now - self.first_done[0]) / (self.done - self.first_done[1]) * (self.total - self.done) \
+            if self.done > self.first_done[1] else None
+        return f", about {left:.0f}s left in {self.name}" if left is not None else ""
 
     def stage(self, name: str, total: int | None = None) -> None:
         self.close()
         self.name, self.done, self.total = name, 0, total
-        self.stage_started = time.monotonic()
+        self.first_done: tuple[float, int] | None = None  # (when, how many) the stage's first items finished
         self._line()
 
     def advance(self, amount: int = 1, total: int | None = None) -> None:
         self.done += amount
+        if self.first_done is None:
+            self.first_done = (time.monotonic(), self.done)
         if total is not None:
             self.total = total
         if time.monotonic() - self.last >= self.interval:

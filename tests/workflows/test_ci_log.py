@@ -37,12 +37,14 @@ def test_progress_lines_estimate_the_time_left_once_there_is_a_pace():
     out = io.StringIO()
     reporter = PlainReporter(out=out, interval=0)
     reporter.stage("sabotage", total=4)
-    reporter.advance(2)
+    reporter.advance(1)  # the first item carries the stage's start-up: no pace from it alone
+    reporter.advance(1)
     reporter.advance(2)
     reporter.close()
-    first, middle, *rest = out.getvalue().splitlines()
-    assert first.startswith("[drafter] sabotage: 0/4 done") and "left" not in first  # no pace yet
-    assert middle.startswith("[drafter] sabotage: 2/4 done") and "s left in sabotage" in middle
+    start, first, second, *rest = out.getvalue().splitlines()
+    assert start.startswith("[drafter] sabotage: 0/4 done") and "left" not in start
+    assert first.startswith("[drafter] sabotage: 1/4 done") and "left" not in first
+    assert second.startswith("[drafter] sabotage: 2/4 done") and "s left in sabotage" in second
     assert all("left" not in line for line in rest) and rest[-1].startswith("[drafter] sabotage: 4/4 done")
 
 
