@@ -14,14 +14,15 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
 from drafter import __version__, pipeline
 from drafter.config import Settings, load_settings
 from drafter.data import to_jsonable
 from drafter.errors import DrafterError, WorkspaceError
 from drafter.extract import extract as extract_targets
-from drafter.report.terminal import draft_table, print_run_summary, targets_line
+from drafter.report.terminal import CACHE_NOTES, cache_line, draft_table, print_run_summary, print_table, targets_line
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -145,20 +146,34 @@ class PlainReporter:
         self.interval = interval
         self.started = time.monotonic()
         self.name, self.done, self.total, self.last = "", 0, None, 0.0
+        self.first_done: tuple[float, int] | None = None
 
     def _line(self) -> None:
+        now = time.monotonic()
         total = f"/{self.total}" if self.total is not None else ""
-        print(f"[drafter] {self.name}: {self.done}{total} done, {time.monotonic() - self.started:.0f}s elapsed",
+        print(f"[drafter] {self.name}: {self.done}{total} done, {now - self.started:.0f}s elapsed{self._left(now)}",
               file=self.out, flush=True)
-        self.last = time.monotonic()
+        self.last = now
+
+    def _left(self, now: float) -> str:
+        """The stage's remaining time at its pace since its first item finished (the first carries the stage's
+        start-up: imports, Hypothesis's tables): a guess, said as one, once two items give a pace."""
+        if not self.total or self.first_done is None or self.done < 2 or self.done >= self.total:
+            return ""
+        left = (now - self.first_done[0]) / (self.done - self.first_done[1]) * (self.total - self.done) \
+            if self.done > self.first_done[1] else None
+        return f", about {left:.0f}s left in {self.name}" if left is not None else ""
 
     def stage(self, name: str, total: int | None = None) -> None:
         self.close()
         self.name, self.done, self.total = name, 0, total
+        self.first_done: tuple[float, int] | None = None  # (when, how many) the stage's first items finished
         self._line()
 
     def advance(self, amount: int = 1, total: int | None = None) -> None:
         self.done += amount
+        if self.first_done is None:
+            self.first_done = (time.monotonic(), self.done)
         if total is not None:
             self.total = total
         if time.monotonic() - self.last >= self.interval:
@@ -199,6 +214,7 @@ def progress_bar() -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=errors,
         transient=False,
     )
@@ -233,6 +249,7 @@ def _execute(stage: Callable, src: Path, **options):
     """Settings from files and options, the stage with progress bars, user errors as exit 2."""
     try:
         settings = load_settings(**options)
+        errors.print(cache_line(settings.workspace, settings.cache), soft_wrap=True)
         interactive = sys.stderr.isatty()
         with progress_bar() if interactive else nullcontext() as progress:
             reporter = RichReporter(progress) if interactive else PlainReporter()
@@ -249,7 +266,10 @@ def _execute(stage: Callable, src: Path, **options):
                      highlight=False, markup=False)
         raise typer.Exit(130) from None
     for warning in result.warnings:
-        errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
+        if warning.startswith(CACHE_NOTES):  # cache use is news, not a warning
+            errors.print(labelled("cache:", "dim", warning), soft_wrap=True)
+        else:
+            errors.print(labelled("warning:", "yellow", warning), soft_wrap=True)
     return result
 
 
@@ -277,7 +297,7 @@ def draft(
         prompts=prompts, base_url=base_url, concurrency=concurrency, temperature=temperature, timeout=timeout,
         retries=retries, changed_since=changed_since, cache=False if no_cache else None,
     )
-    console.print(draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
+    print_table(console, draft_table(outcome.extraction, outcome.drafted, outcome.target_notes))
     console.print(targets_line(len(outcome.extraction.targets), outcome.target_notes))
     console.print(f"run folder: {outcome.run_dir}")
 
@@ -431,11 +451,12 @@ def merge(
 @app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A finished run folder, e.g. workspace/latest.")],
-    fmt: Annotated[str, typer.Option("--format", help="md | html | json | junit.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", help="md | html | json | junit | mutation-testing.")] = "md",
     out: Annotated[Optional[Path], typer.Option("--out", help="Write to FILE. Default: stdout.")] = None,
 ) -> None:
-    """Re-render the report of a finished run: markdown, one self-contained HTML file, report.json, or JUnit XML
-    (one test case per candidate: kept passes, rejected fails with its reason)."""
+    """Re-render the report of a finished run: markdown, one self-contained HTML file, report.json, JUnit XML
+    (one test case per candidate: kept passes, rejected fails with its reason), or mutation-testing (JSON of the
+    mutation-testing-report-schema, read by Stryker's viewer and dashboard)."""
     from drafter.report import FORMATS, load_report, render
 
     if fmt not in FORMATS:
@@ -453,6 +474,21 @@ def report(
     except OSError as exc:
         fail(DrafterError(f"--out {out}: cannot write ({exc.strerror or exc})"))
     console.print(f"report: {out}", soft_wrap=True)
+
+
+@app.command()
+def show(
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A candidate, mutant or target id, as report.json names it.")],
+    run_dir: Annotated[Path, typer.Option("--run", help="The finished run the id comes from.")] = Path("workspace/latest"),
+) -> None:
+    """Show one candidate (code, verdict, counterexample, outcome by mutant), mutant (diff, status, who killed it,
+    round) or target (candidates, mutants) of a finished run. Exit 2 when the id is unknown."""
+    from drafter.show import show as show_item
+
+    try:
+        console.print(show_item(run_dir, item_id), soft_wrap=True)
+    except DrafterError as exc:
+        fail(exc)
 
 
 @app.command()

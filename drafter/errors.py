@@ -19,3 +19,7 @@ class ModelError(DrafterError):
 
 class WorkspaceError(DrafterError):
     """The workspace cannot hold a run: not a folder, not writable, full, or its index is not drafter's."""
+
+
+class UnknownIdError(DrafterError):
+    """An id names no candidate, mutant or target of the run."""

@@ -5,6 +5,7 @@ Every error (unreadable or malformed file, unknown revision, bad option) is a no
 
 import json
 import sys
+import textwrap
 from importlib.metadata import version
 import traceback
 from pathlib import Path
@@ -376,6 +377,13 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
         print(json.dumps(verdict.to_json(), indent=2, sort_keys=True))
     else:
         out.print(verdict.line(), markup=False)
+        if verdict.sandbox():
+            out.print(f"  sandbox: {verdict.sandbox()}", markup=False)
+        for failure in verdict.failures():
+            out.print(f"  failed: {failure['test']}: {failure['error']}", markup=False)
+            for example in failure["falsifying_examples"]:
+                out.print(textwrap.indent(example, "    "), markup=False)
+            out.print(f"    reproduce: the same command with --seed {failure['seed']}", markup=False)
         for check in verdict.checks:
             for reason in check.reasons if not check.ok or not verdict.may_merge else check.reasons[:1]:
                 out.print(f"  {check.name}: {reason}", markup=False)

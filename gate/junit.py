@@ -4,7 +4,7 @@ from pathlib import Path
 
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from gate.verdict import GateVerdict
+from gate.verdict import GateVerdict, one_line
 
 
 def write_junit(verdict: GateVerdict, out: Path) -> None:
@@ -21,12 +21,20 @@ def write_junit(verdict: GateVerdict, out: Path) -> None:
             case.result = [Failure("did not run: the gate stopped at an earlier check")]
             checks.add_testcase(case)
     checks.add_property("seed", str(verdict.seed))
+    if verdict.sandbox():
+        checks.add_property("sandbox", verdict.sandbox())
     properties = TestSuite("oracle-properties")
-    summary = next((c.data.get("pytest") for c in verdict.checks if c.name == "properties"), None) or {}
-    for result in summary.get("results", []):
+    failures = {f["test"]: f for f in verdict.failures()}
+    for result in verdict.summary().get("results", []):
         case = TestCase(result["test"], classname=result["lane"])
         if result["outcome"] in ("fail", "timeout"):
-            case.result = [Failure(f"{result['outcome']} ({result['lane']})")]
+            failure = failures.get(result["test"])
+            examples = failure["falsifying_examples"] if failure else []
+            case.result = [Failure(f"{result['outcome']} ({result['lane']})"
+                                   + (f": {one_line(examples[0])}" if examples else ""))]
+            if failure:
+                case.result[0].text = "\n".join([failure["error"] or "", *examples,
+                                                 f"reproduce: oracle-gate run with --seed {failure['seed']}"])
         elif result["outcome"] in ("skip", "xfail"):
             case.result = [Skipped(result["outcome"])]
         properties.add_testcase(case)

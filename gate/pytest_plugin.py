@@ -18,6 +18,8 @@ from gate.ledger import Ledger, load_ledger, state_of
 
 RESULT_OUTCOMES = ("pass", "fail", "timeout")
 EXAMPLES = re.compile(r"(\d+) passing, (\d+) failing")  # a phase's line in Hypothesis's describe_statistics
+# How Hypothesis introduces the input that failed (6.170 says "Failing test case", older versions "Falsifying").
+EXAMPLE = ("Failing test case", "Failing explicit example", "Falsifying example", "Falsifying explicit example")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,6 +57,14 @@ def _outcome(report: pytest.TestReport) -> str:
     return "skip" if report.skipped else "pass"
 
 
+def falsifying_examples(exc: BaseException) -> list[str]:
+    """Hypothesis's falsifying examples, from the notes it attaches to the error (one per distinct failure)."""
+    found = [note for note in getattr(exc, "__notes__", ()) if isinstance(note, str) and note.startswith(EXAMPLE)]
+    for inner in getattr(exc, "exceptions", ()):  # an ExceptionGroup when Hypothesis found several bugs
+        found += falsifying_examples(inner)
+    return found
+
+
 class GateRun:
     def __init__(self, config: pytest.Config, ledger: Ledger | None) -> None:
         self.config, self.ledger = config, ledger
@@ -64,6 +74,7 @@ class GateRun:
         self.run_problems: list[str] = []  # the run cannot be trusted: markers, collection, missing results
         self.ledger_problems: list[str] = []  # red or merge-blocked quarantined tests
         self.examples: dict[str, int] = {}  # test cases Hypothesis ran, per property
+        self.failures: dict[str, dict] = {}  # test -> its error and falsifying examples, for the verdict
 
     def lane(self, nodeid: str) -> str:
         if self.ledger is None:
@@ -111,6 +122,19 @@ class GateRun:
             self.examples[item.nodeid] = sum(int(passing) + int(failing) for passing, failing in EXAMPLES.findall(
                 statistics))
 
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        yield
+        if call.excinfo is not None and call.when == "call" and item.nodeid not in self.failures:
+            exc = call.excinfo.value
+            error = f"{type(exc).__name__}: {exc}".strip().splitlines()
+            # Hypothesis's pytest plugin keeps what it reported (the falsifying example among it) on the item.
+            reported = getattr(item, "hypothesis_report_information", "")
+            examples = [block for block in reported.split("\n\n") if block.startswith(EXAMPLE)] \
+                if isinstance(reported, str) else []
+            self.failures[item.nodeid] = {"error": error[0][:500] if error else type(exc).__name__,
+                                          "falsifying_examples": list(dict.fromkeys(examples + falsifying_examples(exc)))}
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = _outcome(report)
         if self.outcomes.get(report.nodeid) in ("fail", "timeout"):
@@ -144,6 +168,7 @@ class GateRun:
                 "voting_ran": len(ran), "skipped": skipped, "problems": {"run": run, "regressions": regressions, "ledger": ledger},
                 "blocked": bool(run or regressions or ledger), "witness_failures": witness_failures,
                 "results": results, "examples": dict(sorted(self.examples.items())),
+                "failures": {t: self.failures[t] for t in ran if self.outcomes[t] != "pass" and t in self.failures},
                 "sandbox": proxy.stats() if proxy else {"started": False, "in_process": True}}
 
     @pytest.hookimpl(trylast=True)

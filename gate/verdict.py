@@ -57,9 +57,22 @@ class GateVerdict:
                                                                if s not in {c.name for c in self.checks})
         return f"BLOCKED at {stage}"
 
+    def summary(self) -> dict:
+        """The properties run's summary (the gate's pytest plugin wrote it); empty when they did not run."""
+        return next((c.data.get("pytest") or {} for c in self.checks if c.name == "properties"), {})
+
+    def sandbox(self) -> str | None:
+        return _where(self.summary()) if self.summary() else None
+
+    def failures(self) -> list[dict]:
+        """Every failed property with its error, Hypothesis's falsifying examples and the seed to reproduce it."""
+        return [{"test": test, "error": f.get("error"), "falsifying_examples": list(f.get("falsifying_examples", ())),
+                 "seed": self.seed} for test, f in sorted(self.summary().get("failures", {}).items())]
+
     def to_json(self) -> dict[str, Any]:
         return {"may_merge": self.may_merge, "blocked_at": self.blocked_at, "verdict": self.line(),
-                "seed": self.seed, "checks": [c.to_json() for c in self.checks]}
+                "seed": self.seed, "sandbox": self.sandbox(), "failures": self.failures(),
+                "checks": [c.to_json() for c in self.checks]}
 
 
 def may_merge(checks: tuple[Check, ...], required: tuple[str, ...]) -> bool:
@@ -201,6 +214,9 @@ def _properties(patched: PytestRun, oracle: str) -> tuple[Check, dict | None]:
     if code not in (0, 1) or (code == 1) != summary["blocked"]:
         run_problems = run_problems + [f"pytest exit status {code} does not match the gate's summary"]
     reasons = [f"incomplete: {p}" for p in run_problems] + [f"property failed: {p}" for p in regressions]
+    examples = [f"{one_line(example)} ({test}; reproduce: --seed {patched.seed})"
+                for test, failure in sorted(summary.get("failures", {}).items())
+                for example in failure.get("falsifying_examples", ())]
     ok = not reasons
     if ok:
         voted = [r["test"] for r in summary["results"] if r["lane"] == "vote" and r["outcome"] != "skip"]
@@ -208,7 +224,18 @@ def _properties(patched: PytestRun, oracle: str) -> tuple[Check, dict | None]:
         reasons = [f"{len(voted)} voting tests passed (evidence that voted: {from_oracle} oracle properties, "
                    f"{len(voted) - from_oracle} production tests); "
                    f"{summary['collected'] - len(voted)} skipped or witness results", _where(summary)]
-    return Check("properties", ok, tuple(reasons) + (() if ok else (tail,)), {"pytest": summary}), summary
+    else:
+        # pytest's own tail only when the summary cannot explain the block: it points at the gate's temporary
+        # copies (deleted by now) and Hypothesis's patch files in them.
+        explained = not run_problems and all(t.rsplit(" (", 1)[0] in summary.get("failures", {}) for t in regressions)
+        reasons = reasons + examples + [_where(summary)] + ([] if explained else [tail])
+    return Check("properties", ok, tuple(reasons), {"pytest": summary}), summary
+
+
+def one_line(example: str) -> str:
+    """Hypothesis's multi-line `Falsifying example: test(\\n    xs=[0, 1],\\n)` as one line for logs and messages."""
+    text = " ".join(line.strip() for line in example.splitlines() if line.strip())
+    return text.replace("( ", "(").replace(", )", ")").replace(",)", ")")
 
 
 def _where(summary: dict) -> str:

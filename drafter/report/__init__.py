@@ -1,5 +1,6 @@
 """The sabotage-survival report: one RunReport, written as report.json (a contract), report.md (for reviewers) and
-report.html (everything, one self-contained file); JUnit XML on demand (`drafter report RUN --format junit`)."""
+report.html (everything, one self-contained file); JUnit XML and the mutation-testing-report-schema JSON (the format
+of Stryker's viewer and its ecosystem) on demand (`drafter report RUN --format junit|mutation-testing`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from drafter.data import to_jsonable
 from drafter.report.html import render_html
 from drafter.report.junit import render_junit
 from drafter.report.markdown import render_markdown
+from drafter.report.mutation_testing import render_mutation_testing
 from drafter.report.model import RunReport, build_report, load_report
 from drafter.runfolder import write_json, write_text
 
-FORMATS = ("md", "html", "json", "junit")
-FILE_NAMES = {"md": "report.md", "html": "report.html", "json": "report.json", "junit": "report.junit.xml"}
+FORMATS = ("md", "html", "json", "junit", "mutation-testing")
+FILE_NAMES = {"md": "report.md", "html": "report.html", "json": "report.json", "junit": "report.junit.xml",
+              "mutation-testing": "mutation-testing.json"}
 
 
 def render(report: RunReport, fmt: str, run_dir: Path | None = None) -> str:
@@ -27,6 +30,8 @@ def render(report: RunReport, fmt: str, run_dir: Path | None = None) -> str:
         return json.dumps(to_jsonable(report), indent=2) + "\n"
     if fmt == "junit":
         return render_junit(report)
+    if fmt == "mutation-testing":
+        return render_mutation_testing(report, run_dir)
     raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 

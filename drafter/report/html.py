@@ -1,19 +1,27 @@
 """report.html: one self-contained file (no network) rendered with a Jinja2 template.
 
-Summary, kept candidates with their code, rejections by reason, the kill matrix per target and surviving mutants
-as diffs, long parts collapsed with <details>.
+It leads with the score and the targets that need a reviewer; then the ecosystem's viewer (the vendored
+mutation-testing-elements bundle, inlined, fed the mutation-testing-report-schema JSON) shows the source with
+every mutant, a file tree and status filters; then drafter's own part per target: candidates kept and rejected
+with reasons and counterexamples, kills by assertion, crash or timeout, rounds, the kill matrix. Targets with
+nothing to show share one line.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
+import json
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from drafter.report.model import (FACED_MUTANTS, CandidateEntry, RunReport, by_target, overall_score,
                                   score_without_no_difference)
+from drafter.report.mutation_testing import build_mutation_testing
+
+VIEWER = Path(__file__).parent / "vendor" / "mutation-test-elements.js"
 
 CELL = {"assertion": ("A", "kill by its assertion"), "crash": ("C", "kill by a crash"),
         "timeout": ("T", "kill by a repeated timeout"), "survived": ("·", "survived"),
@@ -54,6 +62,32 @@ def _code(run_dir: Path | None, candidate: CandidateEntry) -> str:
         return f"# cannot read {candidate.file}: {exc}"
 
 
+@functools.lru_cache(maxsize=1)
+def _viewer() -> Markup:
+    script = VIEWER.read_text(encoding="utf-8")
+    if "</script" in script.lower():  # it is inlined in a <script> element
+        raise ValueError(f"{VIEWER}: cannot be inlined (it contains </script)")
+    return Markup(script)
+
+
+def _json_for_script(data) -> Markup:
+    """JSON safe inside a <script> element: no `<` can close it or open a comment."""
+    return Markup(json.dumps(data, sort_keys=False).replace("<", "\\u003c"))
+
+
+def _kill_kinds(candidate: CandidateEntry) -> dict[str, int]:
+    kinds = Counter(candidate.outcomes.values())
+    if not candidate.outcomes:  # a report.json written before outcomes were recorded
+        kinds = Counter({"assertion": len(candidate.assertion_kills),
+                         "crash": len(candidate.kills) - len(candidate.assertion_kills)})
+    return {k: kinds.get(k, 0) for k in ("assertion", "crash", "timeout", "survived", "not_reached")}
+
+
+def _needs_reviewer(t: dict) -> bool:
+    """Kept files wait for a review before promotion; holes wait for a decision (a new property or equivalent)."""
+    return bool(t["kept"] or t["survivors"] or t["not_reached"])
+
+
 def view(report: RunReport, run_dir: Path | None) -> dict:
     """The data the template shows, grouped and ordered (deterministic for the same report)."""
     candidates_by_target, mutants_by_target = by_target(report.candidates), by_target(report.mutants)
@@ -66,14 +100,28 @@ def view(report: RunReport, run_dir: Path | None) -> dict:
                      for c in faced]
             rows.append({"mutant": m, "cells": cells, "diff": _diff_lines(m.diff)})
         survivors = [r for r in rows if r["mutant"].status == "survived"] if faced else []
-        targets.append({"entry": t, "faced": faced, "rows": rows, "survivors": survivors,
-                        "kept": [c for c in candidates_by_target[t.id] if c.status == "kept"]})
+        own = candidates_by_target[t.id]
+        targets.append({"entry": t, "faced": faced, "rows": rows, "survivors": survivors, "index": len(targets) + 1,
+                        "not_reached": [r for r in rows if r["mutant"].status == "not_reached"] if faced else [],
+                        "kept": [c for c in own if c.status == "kept"],
+                        "rejected": [c for c in own if c.status == "rejected"],
+                        "kinds": {c.id: _kill_kinds(c) for c in own},
+                        "score": t.killed / t.mutants if t.mutants else None})
     rejections = defaultdict(list)
     for c in report.candidates:
         if c.status == "rejected":
             rejections[(c.stage, c.reason or "")].append(c)
     unowned = [m for m in report.mutants if m.target not in {t.id for t in report.targets}]
+    review = sorted((t for t in targets if _needs_reviewer(t)),
+                    key=lambda t: (t["score"] is None, t["score"] if t["score"] is not None else 0, t["entry"].id))
+    mutation_testing, left_out = build_mutation_testing(report, run_dir)
     return {
+        "review": review,
+        "shown": [t for t in targets if t["entry"].candidates],
+        "quiet": [t for t in targets if not t["entry"].candidates],
+        "viewer": _viewer(),
+        "mutation_testing": _json_for_script(mutation_testing),
+        "left_out": left_out,
         "report": report,
         "s": report.summary,
         "score": overall_score(report),

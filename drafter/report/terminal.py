@@ -1,10 +1,16 @@
-"""The short rich summary printed at the end of every run."""
+"""The short rich summary printed at the end of every run.
+
+In a log (not a terminal) tables print at the width they need, one line per target with its id whole, instead of
+folding ids over several lines of an 80-column table; a terminal keeps its own width."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from pathlib import Path
+
 from rich.console import Console
+from rich.measure import Measurement
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -12,11 +18,38 @@ from rich.text import Text
 from drafter.data import Drafted, Extraction
 
 
+CACHE_NOTES = ("reply cache:", "mutant cache:")  # run warnings that only report cache use
+
+
+def print_table(console: Console, table: Table) -> None:
+    """A table at its natural width in a log, so no id wraps; at the terminal's width on a terminal."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    width, console_width = Measurement.get(console, console.options.update(width=10_000), table).maximum, console.width
+    console.width = max(width, console_width)  # Console.print(width=) never goes beyond the console's own
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = console_width
+
+
+def cache_line(workspace: Path, enabled: bool) -> str:
+    """One line at the start of a run: where the caches are and how much they hold."""
+    if not enabled:
+        return "cache: off (--no-cache): every reply is asked for and every mutant generated again"
+    root = Path(workspace) / "cache"
+    counts = {name: sum(1 for p in (root / name).rglob("*") if p.is_file()) if (root / name).is_dir() else 0
+              for name in ("replies", "mutants")}
+    return (f"cache: on, {root} ({counts['replies']} stored replies, {counts['mutants']} stored mutant files); "
+            "--no-cache asks again")
+
+
 def draft_table(extraction: Extraction, drafted: tuple[Drafted, ...], target_notes: dict[str, str]) -> Table:
-    """Per target: accepted and rejected candidates, and why a target got none."""
+    """Per target: candidates that passed lint and those rejected, and why a target got none."""
     table = Table(title="Drafted candidates", show_lines=False)
-    table.add_column("target", overflow="fold")  # a narrow log wraps an id, never cuts it
-    table.add_column("accepted", justify="right")
+    table.add_column("target", overflow="fold")  # a narrow terminal wraps an id, never cuts it; a log never wraps
+    table.add_column("passed lint", justify="right")
     table.add_column("rejected", justify="right")
     table.add_column("reasons / note")
     for target in extraction.targets:
@@ -30,13 +63,15 @@ def draft_table(extraction: Extraction, drafted: tuple[Drafted, ...], target_not
     return table
 
 
-def targets_line(total: int, target_notes: dict[str, str]) -> str:
-    return f"{total - len(target_notes)} of {total} targets got at least one accepted candidate; {len(target_notes)} got none."
+def targets_line(total: int, target_notes: dict[str, str], kept: int | None = None) -> str:
+    """How many targets have a candidate that passed lint (and, after a whole run, how many have a kept one)."""
+    line = f"{total - len(target_notes)} of {total} targets have a candidate that passed lint; {len(target_notes)} have none"
+    return line + (f"; {kept} have a kept candidate." if kept is not None else ".")
 
 
 def run_table(report) -> Table:
     table = Table(title=f"Run {report.run_id}")
-    table.add_column("target", overflow="fold")  # a narrow log wraps an id, never cuts it
+    table.add_column("target", overflow="fold")  # a narrow terminal wraps an id, never cuts it; a log never wraps
     table.add_column("kept", justify="right", style="green")
     table.add_column("rejected", justify="right")
     table.add_column("mutants killed", justify="right")
@@ -87,22 +122,25 @@ def print_survivors(console: Console, report, shown: int = 3) -> None:
 
 
 def print_run_summary(console: Console, report, report_paths) -> None:
-    console.print(run_table(report))
+    print_table(console, run_table(report))
     if report.summary["by_reason"]:
-        console.print(reasons_table(report))
+        print_table(console, reasons_table(report))
     print_survivors(console, report)
     s = report.summary
-    console.print(targets_line(s["targets"], s["targets_without_candidates"]))
+    console.print(targets_line(s["targets"], s["targets_without_candidates"], sum(1 for t in report.targets if t.kept)),
+                  soft_wrap=True)
     console.print(
         f"{s['kept']} kept, {s['rejected']} rejected; mutants {s['mutants']['killed']} killed, "
         f"{s['mutants']['timeout']} killed by timeout, {s['mutants']['survived']} survived, "
         f"{s['mutants']['not_reached']} not reached, {s['mutants']['not_evaluated']} not evaluated (no sound "
         f"candidate; not scored), {s['mutants']['invalid']} invalid; kill matrix {s['matrix']['evaluations']} "
-        f"evaluations in {s['matrix']['seconds']:.1f} s ({s['matrix']['not_reached_pairs']} pairs not reached, not run)"
+        f"evaluations in {s['matrix']['seconds']:.1f} s ({s['matrix']['not_reached_pairs']} pairs not reached, not run)",
+        soft_wrap=True,
     )
     rounds = s.get("rounds") or []
     if len(rounds) > 1:
         console.print("mutants caught by round: " + " → ".join(
-            f"round {r['round']} {r['killed']}/{r['mutants']} (+{r['newly_caught']}, {len(r['asked'])} asked)" for r in rounds))
+            f"round {r['round']} {r['killed']}/{r['mutants']} (+{r['newly_caught']}, {len(r['asked'])} asked)" for r in rounds),
+            soft_wrap=True)
     for path in report_paths:
-        console.print(f"report: {path}")
+        console.print(f"report: {path}", soft_wrap=True)

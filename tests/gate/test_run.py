@@ -68,7 +68,7 @@ def test_flipped_byte_in_a_sealed_fixture_blocks_at_seal(gated, tmp_path, h):
 
 
 def test_parser_treating_an_empty_200_as_success_fails_a_property_and_a_fixture_invariant(gated, tmp_path, h):
-    patch = gated / "known_bad" / "empty_200_is_success.diff"  # the README's worked case, a plain unified diff
+    patch = gated / "known_bad" / "empty_200_is_success.diff"  # the worked case of docs/ci-gate.md, a plain unified diff
     code, verdict = _run(h, gated, patch)
     assert (code, verdict["blocked_at"]) == (2, "properties")
     failed = [r for r in _reasons(verdict, "properties") if r.startswith("property failed")]

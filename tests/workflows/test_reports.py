@@ -5,6 +5,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+from pathlib import Path
 from collections import Counter
 from html.parser import HTMLParser
 
@@ -17,6 +18,7 @@ from drafter.report.markdown import SHOWN_REJECTIONS, SHOWN_SURVIVORS
 from drafter.report.model import CandidateEntry, MutantEntry, TargetEntry
 
 CHROMIUM = "/usr/bin/chromium"
+REPO = Path(__file__).resolve().parents[2]
 
 
 class Tables(HTMLParser):
@@ -129,7 +131,8 @@ def test_markdown_lists_survivors_only_where_a_candidate_was_sound_and_truncates
 def test_html_is_self_contained_with_kept_code_and_collapsed_survivors(billing_run):
     report = load_report(billing_run.run_dir)
     html = render(report, "html", billing_run.run_dir)
-    assert "http://" not in html and "https://" not in html and "<script src" not in html and "<link" not in html
+    assert "<script src" not in html and "<link" not in html and 'src="http' not in html  # nothing loaded from outside
+    assert (REPO / "drafter" / "report" / "vendor" / "mutation-test-elements.js").read_text()[:200] in html  # inlined
     kept = [c for c in report.candidates if c.status == "kept"]
     code = (billing_run.run_dir / kept[0].file).read_text()
     assert "def test_" in code and str(escape(code)) in html
@@ -179,7 +182,7 @@ def test_the_cli_writes_each_format_and_refuses_a_bad_one(billing_run, tmp_path)
         assert out.read_text() == render(load_report(billing_run.run_dir), fmt, billing_run.run_dir)
     bad = subprocess.run([sys.executable, "-m", "drafter.cli", "report", str(billing_run.run_dir), "--format", "pdf"],
                          capture_output=True, text=True)
-    assert bad.returncode == 2 and "--format pdf: choose one of md, html, json, junit" in bad.stderr
+    assert bad.returncode == 2 and "--format pdf: choose one of md, html, json, junit, mutation-testing" in bad.stderr
     missing = subprocess.run([sys.executable, "-m", "drafter.cli", "report", str(tmp_path / "nope")],
                              capture_output=True, text=True)
     assert missing.returncode == 2 and "report.json" in missing.stderr
