@@ -25,7 +25,8 @@ from drafter.data import Candidate, Extraction, Mutant, Rendered, Target, Triage
 from drafter.execute import Batch, MutantSpec, WorkerPool
 from drafter.models.strategies import Context, nonnegative_params, param_guess
 from drafter.onerun import RunOutcome, RunSpec
-from drafter.render import RenderError, render, slug
+from drafter.render import RenderError, render
+from drafter.runfolder import target_slug
 from drafter.runfolder import write_text
 from sabotage.difference import MARK
 
@@ -142,7 +143,7 @@ def triage_file(target: Target, extraction: Extraction, inputs: InputSet, index:
     candidate = Candidate(target.id, f"triage_{index}", "equivalence", dict(inputs.strategies), body, "",
                           assume=inputs.assume, rationale=inputs.origin)
     rendered = render(candidate, target, extraction, max_examples=max_examples)
-    return replace(rendered, path=f"triage/{slug(target.id)}/test_triage_{index}.py")
+    return replace(rendered, path=f"triage/{target_slug(target.id)}/test_triage_{index}.py")
 
 
 # ---------------------------------------------------------------- the search
