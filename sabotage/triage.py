@@ -201,7 +201,7 @@ def triage_survivors(outcome: PipelineOutcome, per_mutant: int, per_run: int, jo
 
     if not planned:
         return done
-    batches = [Batch(tuple(runs), _mutant_spec(mutant)) for mutant, runs, _ in planned]
+    batches = [Batch(tuple(runs), (_mutant_spec(mutant),) * len(runs)) for mutant, runs, _ in planned]
     answers: dict[int, dict[int, RunOutcome]] = {}
     problems: dict[int, str] = {}
     with WorkerPool(source_dir, jobs) as pool:
