@@ -72,4 +72,4 @@ def test_user_data_in_messages_prints_as_written(tmp_path):
                              "--model", f"replay:{odd}", "--workspace", str(tmp_path / "ws")],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert f"replay file {odd}: cannot read it" in result.stderr
+    assert f"replay file {odd}: cannot be read (no such file)" in result.stderr
