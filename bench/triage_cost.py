@@ -3,7 +3,8 @@
     python bench/triage_cost.py                    # examples/shop, bench/vendor/inflection, bench/vendor/humanize
     python bench/triage_cost.py --only humanize --keep DIR
 
-Each case runs the whole pipeline once (round 1 only) with the default triage budgets. The triage stage's cost is
+Each case runs the whole pipeline once (round 1 only) with the default triage budgets (--examples and --run-examples
+set others: per surviving mutant and per run). The triage stage's cost is
 read around that stage alone: CPU seconds of this process and of its (joined) worker processes, and wall seconds.
 shop and inflection replay model-like replies (examples/shop/replies.json, bench/inflection_replies.json); humanize
 is drafted by the offline heuristic, tuned on none of these three.
@@ -52,13 +53,13 @@ def _measured(stage):
     return wrapper
 
 
-def measure(name: str, keep: Path | None, jobs: int) -> None:
+def measure(name: str, keep: Path | None, jobs: int, budgets: dict) -> None:
     src, model, corpus, known_bad = CASES[name]
     COST.clear()
     with tempfile.TemporaryDirectory() as scratch:
         workspace = (keep / name) if keep else Path(scratch) / "ws"
         settings = Settings(model=model, workspace=workspace, corpus=(src / corpus,) if corpus else (),
-                            known_bad=src / known_bad if known_bad else None, jobs=jobs, max_examples=100)
+                            known_bad=src / known_bad if known_bad else None, jobs=jobs, max_examples=100, **budgets)
         started = _cpu()
         result = pipeline.run(src, settings)
         total = _cpu() - started
@@ -92,11 +93,15 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep each case's workspace under this folder")
     parser.add_argument("--only", choices=sorted(CASES))
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--examples", type=int, help="triage examples per surviving mutant")
+    parser.add_argument("--run-examples", type=int, help="triage examples per run")
     args = parser.parse_args()
+    budgets = {key: value for key, value in (("triage_examples", args.examples),
+                                             ("triage_run_examples", args.run_examples)) if value is not None}
     pipeline.triage_stage = _measured(pipeline.triage_stage)
     for name in CASES:
         if args.only in (None, name):
-            measure(name, args.keep.resolve() if args.keep else None, args.jobs)
+            measure(name, args.keep.resolve() if args.keep else None, args.jobs, budgets)
 
 
 if __name__ == "__main__":

@@ -34,8 +34,8 @@ class Settings:
     rounds: int = 1  # feedback rounds: after each, targets with survivors or rejections are asked again
     max_calls: int | None = None  # model calls of the whole run (every round); None: no cap
     max_tokens: int | None = None  # model tokens (prompt + completion) of the whole run; None: no cap
-    triage_examples: int = 200  # examples of the differential search per surviving mutant; 0: no triage
-    triage_run_examples: int = 20_000  # the same over the whole run: later mutants (by id) are not_triaged
+    triage_examples: int = 100  # examples of the differential search per surviving mutant; 0: no triage
+    triage_run_examples: int = 5_000  # the same over the whole run: mutants past it are not_triaged
 
 
 PATH_KEYS = {"workspace", "prompts", "known_bad", "changed_since"}

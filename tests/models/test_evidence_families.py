@@ -23,7 +23,9 @@ VENDOR = Path(__file__).resolve().parents[2] / "bench" / "vendor"
 
 def statuses(src: Path, workspace: Path, select: tuple[str, ...]) -> dict[str, str]:
     """candidate id -> soundness status, for every candidate the heuristic drafts for the selected targets."""
-    settings = Settings(model="heuristic", workspace=workspace, jobs=2, max_examples=30, seeds=2, select=select)
+    # Soundness is all these tests read: no triage of the survivors (sabotage.triage), which costs CPU only.
+    settings = Settings(model="heuristic", workspace=workspace, jobs=2, max_examples=30, seeds=2, select=select,
+                        triage_examples=0)
     outcome = run(src, settings).outcome
     return {d.id: outcome.soundness[d.id].status for d in outcome.drafted
             if d.candidate is not None and d.id in outcome.soundness}
