@@ -134,10 +134,10 @@ def earlier_fingerprints(path: Path) -> dict[str, str]:
 
 def no_targets(src: Path, extraction: Extraction, select: tuple[str, ...]) -> str:
     skipped = f" ({len(extraction.errors)} files skipped as unreadable)" if extraction.errors else ""
+    if select:  # checked first: with a selection only the modules it can match are read
+        return f"--select {' '.join(select)}: matches no target of SRC {src} (`drafter extract SRC` lists them)"
     if not extraction.module_names:
         return f"SRC {src}: no Python module found{skipped}"
-    if select:
-        return f"--select {' '.join(select)}: matches no target of SRC {src} (`drafter extract SRC` lists them)"
     return f"SRC {src}: its modules define no public function or method to draft for{skipped}"
 
 
