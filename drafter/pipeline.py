@@ -136,10 +136,10 @@ def no_targets(src: Path, extraction: Extraction, select: tuple[str, ...]) -> st
     named = "; ".join(f"{e.file}: {e.reason}" for e in extraction.errors[:5])
     more = f"; and {len(extraction.errors) - 5} more" if len(extraction.errors) > 5 else ""
     skipped = f" (skipped as unreadable: {named}{more})" if extraction.errors else ""
+    if select:  # checked first: with a selection only the modules it can match are read
+        return f"--select {' '.join(select)}: matches no target of SRC {src} (`drafter extract SRC` lists them)"
     if not extraction.module_names:
         return f"SRC {src}: no Python module found{skipped}"
-    if select:
-        return f"--select {' '.join(select)}: matches no target of SRC {src} (`drafter extract SRC` lists them)"
     return f"SRC {src}: its modules define no public function or method to draft for{skipped}"
 
 

@@ -67,6 +67,8 @@ def _collect_usage(
     p = function.params
     names = {param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)}
     names |= {param.name.value for param in (p.star_arg, p.star_kwarg) if isinstance(param, cst.Param)}
+    numeric = frozenset(param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)
+                        if param.default is not None and _literal(param.default) and _literal(param.default)[0] == "number")
     found: list[tuple[CodeRange, str, Usage]] = []
     unpacked: dict[str, tuple[str, ...]] = {}
     pending: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None]] = [(function.body, None, None)]
@@ -74,7 +76,7 @@ def _collect_usage(
         node, parent, grand = pending.pop()
         if isinstance(node, cst.Name):
             if node.value in names and parent is not None:
-                usage = _classify(node, parent, grand)
+                usage = _classify(node, parent, grand, numeric)
                 if usage is not None:
                     found.append((positions[node], node.value, usage))
             continue
@@ -150,7 +152,8 @@ def _literal(node: cst.CSTNode) -> tuple[str, str] | None:
     return None
 
 
-def _classify(node: cst.CSTNode, parent: cst.CSTNode, grand: cst.CSTNode | None) -> Usage | None:
+def _classify(node: cst.CSTNode, parent: cst.CSTNode, grand: cst.CSTNode | None,
+              numeric: frozenset[str] = frozenset()) -> Usage | None:
     """What one read of a parameter says about its type, judged from the expressions around it."""
     if isinstance(parent, cst.Attribute) and parent.value is node:
         method = parent.attr.value
@@ -160,7 +163,7 @@ def _classify(node: cst.CSTNode, parent: cst.CSTNode, grand: cst.CSTNode | None)
     if isinstance(parent, cst.Call) and parent.func is node:
         return Usage("callable", "is called")
     if isinstance(parent, cst.Arg) and parent.value is node and isinstance(grand, cst.Call):
-        return _as_argument(grand)
+        return _as_argument(grand, node, numeric)
     if isinstance(parent, cst.BinaryOperation):
         other = parent.right if parent.left is node else parent.left
         literal = _literal(other)
@@ -200,13 +203,19 @@ def _classify(node: cst.CSTNode, parent: cst.CSTNode, grand: cst.CSTNode | None)
     return None
 
 
-def _as_argument(call: cst.Call) -> Usage | None:
+def _as_argument(call: cst.Call, node: cst.CSTNode, numeric: frozenset[str]) -> Usage | None:
     callee = _dotted(call.func)
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if callee in ("min", "max"):
         if len(positional) == 1:
             return Usage("sequence", f"passed to {callee}()")
-        return Usage("number", f"passed to {callee}() with other values")
+        # With other values it needs only an order, which strings have too (semver's max_ver(ver1, ver2)): a number
+        # only beside a number literal or a parameter whose default is one (`max(low, min(high, value))`).
+        others = [a.value for a in positional if a.value is not node]
+        if any((_literal(o) or ("",))[0] == "number" or (isinstance(o, cst.Name) and o.value in numeric)
+               for o in others):
+            return Usage("number", f"passed to {callee}() with numbers")
+        return None
     if callee in BUILTIN_ARG_KINDS:
         return Usage(BUILTIN_ARG_KINDS[callee], f"passed to {callee}()")
     if callee.startswith("math."):

@@ -383,9 +383,8 @@ def _singular(name: str) -> str:
 # ------------------------------------------------------------------ unannotated parameters
 
 
-# Reads that any value passes (`if text:`, an isinstance branch for another type, `max(a, b)` of two strings too):
-# the weakest evidence.
-WEAK_USAGE = ("used as a condition", "checked with isinstance", "passed to min() with", "passed to max() with")
+# Reads that any value passes (`if text:`, an isinstance branch for another type): the weakest evidence.
+WEAK_USAGE = ("used as a condition", "checked with isinstance")
 FAMILIES = {"str": "text", "bytes": "bytes", "bool": "bool", "int": "number", "float": "number", "decimal": "number",
             "fraction": "number", "list": "sequence", "tuple": "sequence", "set": "sequence", "dict": "mapping"}
 
