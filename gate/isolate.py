@@ -38,8 +38,8 @@ if mode == "trust":
     sys.path.remove(gate_parent)
     sys.path.extend(prod)
 elif mode.startswith("wall:"):
-    import gate.wall
-    if not gate.wall.build(("/",), mode[5:], (os.devnull,)):
+    import wall
+    if not wall.build(("/",), mode[5:], (os.devnull,)):
         sys.exit("oracle-gate: no kernel wall for the in-process vote")
     sys.path.remove(gate_parent)
     sys.path.extend(prod)

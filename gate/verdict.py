@@ -434,7 +434,7 @@ def _in_process_vote(folder: Path, app: Path, work: Path, oracle: str, sandboxed
     """The second vote: the same properties under the same seed with production code in the properties' own
     process, inside a kernel wall that lets it write only its own folder. Where the kernel has no wall, untrusted
     code does not run outside the sandbox and there is no second vote."""
-    from gate.wall import abi
+    from wall import abi
 
     if not abi():
         return Check("in-process", True, ("no second vote: this kernel offers no Landlock wall to run it in",))

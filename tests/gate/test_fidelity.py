@@ -275,7 +275,7 @@ def test_a_package_the_patch_adds_never_stands_in_for_one_the_tests_import(tmp_p
 
 
 def test_code_that_behaves_only_inside_the_sandbox_is_caught_by_the_in_process_vote(tmp_path, h):
-    from gate import wall
+    import wall
 
     app = _books(tmp_path)
     # Honest only where the sandbox is recognisable (its argv), broken everywhere else, where it also tries to
