@@ -78,9 +78,11 @@ def test_budget_caps_a_slow_candidates_clean_run_and_the_fast_one_beside_it_is_k
     (src / "pkg" / "calc.py").write_text(MODULE + '''
 
 def crawl(x: int) -> int:
-    """Minus x, slowly."""
+    """Minus x, slowly: 0.1 s of this process's CPU a call (a budget counts CPU, not sleep)."""
     import time
-    time.sleep(0.2)
+    start = time.process_time()
+    while time.process_time() - start < 0.1:
+        pass
     return -x
 ''')
     replies = {
@@ -92,6 +94,7 @@ def crawl(x: int) -> int:
                                jobs=1, max_examples=20, seeds=2, budget=1.0))
     data = json.loads(result.report_paths[0].read_text())
     verdicts = {c["target"]: (c["status"], c["reason"], c["detail"]) for c in data["candidates"]}
-    assert verdicts["pkg.calc:crawl"] == ("rejected", "timeout", "over the budget of 1.0s")  # 20 x 0.4 s
+    status, reason, detail = verdicts["pkg.calc:crawl"]  # 20 examples x 0.2 CPU s against 1.0 CPU s
+    assert (status, reason) == ("rejected", "timeout") and detail.startswith("over the budget of 1.0 CPU s"), detail
     assert verdicts["pkg.calc:negate"][0] == "kept"
     assert data["settings"]["budget"] == 1.0
