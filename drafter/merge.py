@@ -16,6 +16,7 @@ from pathlib import Path
 
 from drafter.errors import ConfigError
 from drafter.report import RunReport, load_report, write_reports
+from drafter.report.model import told_apart_scores, triage_summary
 from drafter.runfolder import (
     INCOMPLETE_NOTE,
     INCOMPLETE_SUFFIX,
@@ -154,6 +155,8 @@ def merge_reports(shards: list[ShardRun], run_id: str) -> RunReport:
                                             if k not in _SUMMED_MUTANTS and k != "total"},
                     **{k: sum(s["mutants"][k] for s in summaries) for k in _SUMMED_MUTANTS}},
         "mutation_score": {t.id: round(t.killed / t.mutants, 3) if t.mutants else None for t in targets},
+        "mutation_score_without_no_difference": told_apart_scores(targets),
+        "triage": triage_summary(mutants),
         "matrix": {**{k: _sum(s["matrix"][k] for s in summaries) for k in ("evaluations", "not_reached_pairs",
                                                                               "seconds", "test_seconds")},
                    "notes": [n for s in summaries for n in s["matrix"]["notes"]]},

@@ -207,7 +207,13 @@ def _mutant_status(mutant_id: str, kept_results, all_results, invalid: set[str])
     return "not_reached" if all(r.outcome == "not_reached" for r in considered) else "survived"
 
 
-def _triage_summary(mutants) -> dict:
+def told_apart_scores(targets) -> dict[str, float | None]:
+    """Per target, the score over mutants not marked no_difference_found (carried and merged targets' entries)."""
+    return {t.id: round(t.killed / (t.mutants - t.no_difference_found), 3) if t.mutants > t.no_difference_found
+            else None for t in targets}
+
+
+def triage_summary(mutants) -> dict:
     """Counts of the survivors' triage outcomes and the examples the searches that found nothing tried (the stage's
     time is in summary.seconds)."""
     rows = [m.triage for m in mutants if m.triage]
@@ -329,8 +335,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         mutants += carry.mutants
         target_notes.update({t.id: t.note for t in carry.targets if t.note})
         score.update({t.id: round(t.killed / t.mutants, 3) if t.mutants else None for t in carry.targets})
-        score_told_apart.update({t.id: round(t.killed / (t.mutants - t.no_difference_found), 3)
-                                 if t.mutants > t.no_difference_found else None for t in carry.targets})
+        score_told_apart.update(told_apart_scores(carry.targets))
     mutant_status = Counter(m.status for m in mutants)
     dropped_equivalent = sum(e for e, _ in outcome.dropped_mutants.values())
     dropped_duplicate = sum(d for _, d in outcome.dropped_mutants.values())
@@ -354,7 +359,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
         "mutation_score": score,
         # beside it: the same over mutants not marked no_difference_found (likely equivalent, never proven)
         "mutation_score_without_no_difference": score_told_apart,
-        "triage": _triage_summary(mutants),
+        "triage": triage_summary(mutants),
         "matrix": {
             "evaluations": sum(1 for r in matrix.results if r.outcome != "not_reached"),  # pairs that ran
             "not_reached_pairs": sum(1 for r in matrix.results if r.outcome == "not_reached"),  # decided unrun
