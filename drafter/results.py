@@ -160,9 +160,19 @@ def stored_soundness(store: ResultStore | None, rendered: Sequence[Rendered], ru
 
 
 def stored_kill_matrix(store: ResultStore | None, sound, mutants, run_dir: Path, source_dir: Path,
-                       **options) -> KillMatrix:
+                       on_progress: Callable[[int, int], None] | None = None, **options) -> KillMatrix:
+    """build_kill_matrix through the store, target by target; progress counts pairs over the whole stage."""
+    total = sum(1 for rendered, _ in sound for m in mutants if not m.target or m.target == rendered.target)
+    finished = [0]  # pairs of the targets already built
+
     def run(pairs, muts):
-        return build_kill_matrix(pairs, muts, run_dir, source_dir, **options)
+        def progress(done: int, _of_this_target: int) -> None:
+            if on_progress:
+                on_progress(finished[0] + done, total)
+
+        matrix = build_kill_matrix(pairs, muts, run_dir, source_dir, on_progress=progress, **options)
+        finished[0] += len(matrix.results)
+        return matrix
 
     if store is None:
         return run(list(sound), list(mutants))
