@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 import wall
 from drafter import sandbox
-from drafter.onerun import RunOutcome, RunSpec, boxed, load_test, pin_hypothesis_constants, run_test
+from drafter.onerun import MutantSpec, RunOutcome, RunSpec, boxed, load_test, pin_hypothesis_constants, run_test
 from wall import frames
 
 CHILD_STARTUP_CPU = 10.0  # CPU seconds for a child to load its candidate before the first run starts
@@ -257,8 +257,6 @@ def _one(spec: RunSpec, source_dir: str) -> RunOutcome:
 
 
 def _mutant(data: dict | None):
-    from drafter.execute import MutantSpec
-
     return None if data is None else MutantSpec(**data)
 
 

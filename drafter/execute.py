@@ -22,27 +22,13 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from drafter import child, sandbox
-from drafter.onerun import RUN_STATUSES, RunOutcome, RunSpec, backstop, warm_unicode_tables
+from drafter.onerun import RUN_STATUSES, MutantSpec, RunOutcome, RunSpec, backstop, warm_unicode_tables
 from wall import frames
 
 WORKER_STARTUP = 120.0  # wall seconds for a worker to import Hypothesis and the targets (a backstop, not a budget)
 MAX_TEXT = 20_000  # characters of one text field of an outcome; longer is cut
 MAX_EXAMPLES_TEXT = 8 * 2**20
 KNOWN_LAYERS = ("netns", "seccomp")  # and "landlock ABI N"
-
-
-@dataclass(frozen=True)
-class MutantSpec:
-    """What a child needs to put a mutant in place (forced=True: the forced-fail stand-in)."""
-
-    id: str
-    module: str
-    qualname: str  # "" for a patch that is not about one function
-    file: str  # relative to the source folder
-    source: str
-    forced: bool = False
-    body_only: bool = False  # the generator proved only the target's body changed
-    fresh: str = ""  # when set, why this mutant must run in a copy of the source without trying the switch
 
 
 @dataclass(frozen=True)
@@ -63,10 +49,6 @@ class Event:
     run: int = -1
     outcome: RunOutcome | None = None
     reason: str = ""
-
-
-# What a worker itself runs on; a module of SRC by one of these names is never imported in its place.
-RUNTIME_PACKAGES = child.RUNTIME_PACKAGES
 
 
 def start_worker(source_dir: str) -> None:
@@ -99,7 +81,7 @@ def outcome_from(data: object) -> RunOutcome:
     for field in fields(RunOutcome):
         if field.name not in data:
             continue
-        value, kind = data[field.name], field.type
+        value = data[field.name]
         if field.name == "status":
             if value not in RUN_STATUSES:
                 raise ProtocolError(f"unknown status {str(value)[:40]!r}")

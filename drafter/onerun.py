@@ -38,6 +38,20 @@ class RunSpec:
 
 
 @dataclass(frozen=True)
+class MutantSpec:
+    """What a child needs to put a mutant in place (forced=True: the forced-fail stand-in)."""
+
+    id: str
+    module: str
+    qualname: str  # "" for a patch that is not about one function
+    file: str  # relative to the source folder
+    source: str
+    forced: bool = False
+    body_only: bool = False  # the generator proved only the target's body changed
+    fresh: str = ""  # when set, why this mutant must run in a copy of the source without trying the switch
+
+
+@dataclass(frozen=True)
 class RunOutcome:
     status: str  # one of RUN_STATUSES
     seconds: float  # CPU time inside the Hypothesis run (this process's, all its threads)

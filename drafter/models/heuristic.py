@@ -10,7 +10,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from drafter.data import Extraction, Param, Prompt, Reply, Target
 from drafter.models.strategies import (
@@ -31,6 +31,7 @@ from drafter.models.strategies import (
     same_annotation,
 )
 from drafter.models.bodylaws import body_law_proposals
+from drafter.models.call import Call
 from drafter.models.evidence import result_kind, returned_kind, shown_arguments
 from drafter.models.methods import MethodFamilies
 from drafter.models.roundtrips import RoundTripFamilies
@@ -48,7 +49,6 @@ LAZY_ANNOTATIONS = ("Iterator", "Generator", "Iterable", "AsyncIterator", "Async
 # A result kind every `return` computes -> (isinstance target, the family's name).
 RETURNED_TYPES = {"text": ("str", "str"), "number": ("(int, float)", "number")}
 PART_OF_TEXT = re.compile(r"\b(?:first|initial|leading|each word|every word|letters? of)\b")
-MATERIALISED = 200  # items of a lazy result compared: enough to see a difference, finite for infinite iterators
 
 
 class HeuristicBackend:
@@ -83,45 +83,6 @@ def draft_reply(target: Target, extraction: Extraction) -> str:
     if not candidates:
         reply["note"] = note or "no invariant the heuristic knows applies to this signature"
     return json.dumps(reply, indent=2) + "\n"
-
-
-@dataclass(frozen=True)
-class Call:
-    """How to call the target with its quantified inputs."""
-
-    inputs: dict[str, str]  # name -> strategy
-    bases: tuple[str, ...]  # "name: basis" per input, for rationale
-    kinds: dict[str, Guess]
-    callee: str  # "apply_tax", "self.to_text", "Hunk.parse"
-    args: tuple[tuple[str, bool], ...] | None  # (parameter, passed by keyword); None for a property read
-    lazy: bool = False  # the result is an iterator: listed (up to MATERIALISED items) wherever it is used
-
-    @property
-    def text(self) -> str:
-        """e.g. "apply_tax(amount, rate)" or "self.to_text()"."""
-        return self.with_args()
-
-    def without(self, names: set[str]) -> Call:
-        """The call with some parameters left to their defaults (those after them passed by keyword)."""
-        if self.args is None or not names & set(self.inputs):
-            return self
-        args, dropped = [], False
-        for name, keyword in self.args:
-            dropped = dropped or name in names
-            if name not in names:
-                args.append((name, keyword or dropped))
-        kept = {n: v for n, v in self.inputs.items() if n not in names}
-        bases = tuple(b for b in self.bases if b.split(":", 1)[0] not in names)
-        return replace(self, inputs=kept, bases=bases, kinds={n: g for n, g in self.kinds.items() if n in kept},
-                       args=tuple(args))
-
-    def with_args(self, **replaced: str) -> str:
-        """The call with some arguments replaced by other expressions."""
-        if self.args is None:
-            return self.callee
-        parts = [f"{name}={replaced.get(name, name)}" if keyword else replaced.get(name, name) for name, keyword in self.args]
-        called = f"{self.callee}({', '.join(parts)})"
-        return f"list(itertools.islice({called}, {MATERIALISED}))" if self.lazy else called
 
 
 class _Drafter(MethodFamilies, RoundTripFamilies):

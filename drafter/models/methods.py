@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
-
 from drafter.data import ClassInfo
 from drafter.models.source_facts import class_methods
 from drafter.models.strategies import annotation_guess, annotation_head, param_guess
+from drafter.models.call import Call
 
-if TYPE_CHECKING:
-    from drafter.models.heuristic import Call
 
 SIMPLE_KINDS = ("int", "float", "bool", "decimal", "fraction", "literal", "enum")
 GROWING_WORDS = ("bump", "next", "increment", "incr", "advance")

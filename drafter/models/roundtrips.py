@@ -9,13 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
-
 from drafter.data import Target
 from drafter.models.strategies import Guess, class_builds, param_guess
+from drafter.models.call import Call
 
-if TYPE_CHECKING:
-    from drafter.models.heuristic import Call
 
 INVERSE_VERBS = (
     ("encode", "decode"), ("dumps", "loads"), ("dump", "load"), ("serialize", "deserialize"),
