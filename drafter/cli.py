@@ -358,7 +358,7 @@ def _print_run(result, fail_under_kept: int | None, fail_under_score: float | No
         errors.print(f"only {kept} kept, fewer than --fail-under-kept {fail_under_kept}", highlight=False, markup=False)
         raise typer.Exit(3)
     if fail_under_score is not None:
-        from drafter.report.model import overall_score
+        from drafter.report.entries import overall_score
 
         score = overall_score(result.report)
         if score is None or score < fail_under_score:

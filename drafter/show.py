@@ -12,7 +12,8 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from drafter.errors import UnknownIdError
-from drafter.report.model import CandidateEntry, MutantEntry, RunReport, TargetEntry, load_report
+from drafter.report.entries import CandidateEntry, MutantEntry, RunReport, TargetEntry
+from drafter.report.model import load_report
 
 
 def _code(text: str, lexer: str) -> Syntax:

@@ -12,7 +12,8 @@ from drafter.report.html import render_html
 from drafter.report.junit import render_junit
 from drafter.report.markdown import render_markdown
 from drafter.report.mutation_testing import render_mutation_testing
-from drafter.report.model import RunReport, build_report, load_report
+from drafter.report.entries import RunReport
+from drafter.report.model import build_report, load_report
 from drafter.runfolder import write_json, write_text
 
 FORMATS = ("md", "html", "json", "junit", "mutation-testing")

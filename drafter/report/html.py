@@ -17,8 +17,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from drafter.report.model import (FACED_MUTANTS, CandidateEntry, RunReport, by_target, overall_score,
-                                  score_without_no_difference)
+from drafter.report.entries import FACED_MUTANTS, CandidateEntry, RunReport, by_target, overall_score, score_without_no_difference
 from drafter.report.mutation_testing import build_mutation_testing
 
 VIEWER = Path(__file__).parent / "vendor" / "mutation-test-elements.js"

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
-from drafter.report.model import RunReport
+from drafter.report.entries import RunReport
 
 
 def render_junit(report: RunReport) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from drafter.report.model import FACED_MUTANTS, RunReport, by_target, overall_score, score_without_no_difference
+from drafter.report.entries import FACED_MUTANTS, RunReport, by_target, overall_score, score_without_no_difference
 from drafter.report.rounds import rounds_markdown, score_by_round
 
 SHOWN_SURVIVORS = 5  # per target

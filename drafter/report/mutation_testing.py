@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drafter import __version__
-from drafter.report.model import CandidateEntry, MutantEntry, RunReport
+from drafter.report.entries import CandidateEntry, MutantEntry, RunReport
 
 SCHEMA_VERSION = "2"
 STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "not_reached": "NoCoverage",

@@ -9,7 +9,7 @@ from drafter.data import RoundRecord
 
 if TYPE_CHECKING:
     from drafter.data import RunOutcome
-    from drafter.report.model import CandidateEntry, MutantEntry, RunReport
+    from drafter.report.entries import CandidateEntry, MutantEntry, RunReport
 
 
 def caught_in_round(killed_by: Sequence[str], round_of: dict[str, int]) -> int | None:

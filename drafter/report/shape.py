@@ -25,6 +25,6 @@ SETTINGS = {"rounds": OptionalKey(Either(int, None))}
 
 @functools.cache
 def report_shape() -> dict:
-    from drafter.report.model import RunReport  # the entries' shapes follow their dataclasses
+    from drafter.report.entries import RunReport  # the entries' shapes follow their dataclasses
 
     return {**shape_of(RunReport), "source": SOURCE, "settings": SETTINGS, "summary": SUMMARY}

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 
 from drafter.cli import PlainReporter
-from drafter.report.model import TargetEntry
+from drafter.report.entries import TargetEntry
 from drafter.report.terminal import print_run_summary, targets_line
 
 

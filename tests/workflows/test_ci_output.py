@@ -11,7 +11,7 @@ import pytest
 import typer
 
 from drafter import cli
-from drafter.report.model import overall_score
+from drafter.report.entries import overall_score
 
 NOISY = '''import sys
 

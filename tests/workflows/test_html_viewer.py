@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from drafter.report import load_report, render
-from drafter.report.model import overall_score
+from drafter.report.entries import overall_score
 from drafter.report.mutation_testing import build_mutation_testing
 
 CHROMIUM = "/usr/bin/chromium"

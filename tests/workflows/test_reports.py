@@ -15,7 +15,7 @@ from markupsafe import escape
 
 from drafter.report import load_report, render
 from drafter.report.markdown import SHOWN_REJECTIONS, SHOWN_SURVIVORS
-from drafter.report.model import CandidateEntry, MutantEntry, TargetEntry
+from drafter.report.entries import CandidateEntry, MutantEntry, TargetEntry
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
