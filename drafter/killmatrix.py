@@ -13,7 +13,7 @@ from drafter.onerun import RunOutcome, RunSpec
 
 KILL_SEED = 0
 # A mutant that hung for one candidate meets the others with this budget: a few of the candidate's own clean runs.
-TIGHT_MULTIPLIER, TIGHT_FLOOR = 2.0, 0.25
+TIGHT_MULTIPLIER, TIGHT_FLOOR = 2.0, 0.1
 HANG_SHARE = 0.5  # a timeout whose last example alone used this share of the budget is a hang, not a slow run
 Entry = tuple[RunSpec, MutantSpec, tuple[int, int], str]
 
@@ -27,7 +27,7 @@ def build_kill_matrix(
     jobs: int | None = None,
     max_examples: int = 100,
     budget_multiplier: float = 10.0,
-    budget_floor: float = 2.0,
+    budget_floor: float = 0.5,  # CPU seconds, which load does not use up: the budget scales from the clean run
     on_progress: Callable[[int, int], None] | None = None,
     time_bodies: bool = False,
     replayed: bool = True,

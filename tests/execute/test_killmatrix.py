@@ -378,13 +378,13 @@ def test_a_mutant_that_hangs_costs_the_full_budget_once_and_a_tight_one_for_the_
     got = outcomes(one)
     assert {got[(label, "loops")] for label in ("first", "second", "third")} == {"timeout"}
     looping = {r.candidate_id.split("::")[1]: r for r in one.results if r.mutant_id.endswith("#loops")}
-    # The first candidate ran it with its full budget (1 s) and confirmed the hang with the tight one (0.25 s);
+    # The first candidate ran it with its full budget (1 s) and confirmed the hang with the tight one (0.1 s);
     # the others met it with the tight budget only, once each.
     assert "timed out twice" in looping["first"].detail
     for label in ("second", "third"):
         assert "hung, as it did twice for" in looping[label].detail and "::first" in looping[label].detail
         assert looping[label].seconds < 0.6
-    # CPU in runs over budget: 1 + 3 x 0.25 s (a rerun at twice the budget for each would be 9 s).
+    # CPU in runs over budget: 1 + 3 x 0.1 s (a rerun at twice the budget for each would be 9 s).
     assert 1.0 <= one.timeout_seconds < 2.5
     # The hang decides nothing; the assertion kills beside it keep every candidate.
     for item, _ in items:
