@@ -154,7 +154,8 @@ def build_kill_matrix(
         order = sorted(meetings)
         meetings = {i: meetings[i][i % len(meetings[i]):] + meetings[i][:i % len(meetings[i])] for i in order}
         hung = confirm(run(_per_candidate([meetings[i][0] for i in order])))
-        rest = [(replace(e[0], budget=tight[e[2]]) if i in hung else e[0], *e[1:]) for i in order for e in meetings[i][1:]]
+        rest = [(replace(e[0], budget=tight[e[2]]) if i in hung else e[0], *e[1:])
+                for i in order for e in meetings[i][1:]]
         over = run(_per_candidate(rest))
         confirm([(e, o) for e, o in over if e[2][0] not in hung])
         for (_, _, key, _), _ in over:

@@ -180,11 +180,12 @@ def installed(recorder: LineRecorder | None, timer: BodyTimer | None,
     if recorder is not None or examples is not None:  # threads the candidate starts are traced too
         on_call = recorder.on_call if recorder is not None else None
         if examples is not None:  # one Python call per traced call event, as cheap as it can be
-            watch, traced = examples.on_call, recorder.on_call if recorder else None
+            watch, on_line = examples.on_call, recorder and recorder.on_line
+            namespace, first_lines = (recorder.namespace, recorder.first_lines) if recorder else (None, ())
 
             def on_call(frame: types.FrameType, event: str, arg: object):
                 watch(frame.f_globals)
-                return traced(frame, event, arg) if traced else None
+                return on_line if frame.f_globals is namespace and frame.f_lineno in first_lines else None
 
         sys.settrace(on_call)
         threading.settrace(on_call)
