@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -148,11 +149,12 @@ def build_kill_matrix(
             return {key[0] for (_, _, key, _), _ in repeated if key in hangs}
 
         # Each mutant first meets one candidate with that candidate's full budget: its opponents taken in turn
-        # (mutant index modulo their number), so the same one at any --jobs and the first meetings spread over
-        # the candidates. A mutant that hung there meets the others with their tight budgets and no rerun: a hang
-        # never decides a keep (only assertion kills do), so it need not be measured again in full.
+        # (by a checksum of the mutant's id, so the same one at any --jobs and in any shard), which spreads the
+        # first meetings over the candidates. A mutant that hung there meets the others with their tight budgets
+        # and no rerun: a hang never decides a keep (only assertion kills do), so it need not be measured again.
         order = sorted(meetings)
-        meetings = {i: meetings[i][i % len(meetings[i]):] + meetings[i][:i % len(meetings[i])] for i in order}
+        turn = {i: zlib.crc32(mutants[i].id.encode()) % len(meetings[i]) for i in order}
+        meetings = {i: meetings[i][turn[i]:] + meetings[i][:turn[i]] for i in order}
         hung = confirm(run(_per_candidate([meetings[i][0] for i in order])))
         rest = [(replace(e[0], budget=tight[e[2]]) if i in hung else e[0], *e[1:])
                 for i in order for e in meetings[i][1:]]
