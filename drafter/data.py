@@ -280,6 +280,7 @@ class KillMatrix:
     notes: tuple[str, ...] = ()
     vacuous: dict[str, str] = field(default_factory=dict)  # candidate id -> why the forced-fail proof rejects it
     body_seconds: float = -1.0  # with time_bodies: time inside the test bodies themselves (-1: not measured)
+    timeout_seconds: float = 0.0  # CPU seconds of the runs that ended over budget (first runs and confirmations)
 
 
 # ---------------------------------------------------------------- whole runs (pipeline -> report)

@@ -85,7 +85,7 @@ def outcome_from(data: object) -> RunOutcome:
         if field.name == "status":
             if value not in RUN_STATUSES:
                 raise ProtocolError(f"unknown status {str(value)[:40]!r}")
-        elif field.name in ("seconds", "body_seconds"):
+        elif field.name in ("seconds", "body_seconds", "stuck_seconds"):
             if type(value) not in (int, float) or not math.isfinite(value) or value < -1:
                 raise ProtocolError(f"{field.name} is not a finite number")
             value = float(value)

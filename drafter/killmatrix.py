@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +13,10 @@ from drafter.execute import Batch, MutantSpec, WorkerPool
 from drafter.onerun import RunOutcome, RunSpec
 
 KILL_SEED = 0
+# A mutant that hung for one candidate meets the others with this budget: a few of the candidate's own clean runs.
+TIGHT_MULTIPLIER, TIGHT_FLOOR = 2.0, 0.1
+HANG_SHARE = 0.5  # a timeout whose last example alone used this share of the budget is a hang, not a slow run
+Entry = tuple[RunSpec, MutantSpec, tuple[int, int], str]
 
 
 def build_kill_matrix(
@@ -23,7 +28,7 @@ def build_kill_matrix(
     jobs: int | None = None,
     max_examples: int = 100,
     budget_multiplier: float = 10.0,
-    budget_floor: float = 2.0,
+    budget_floor: float = 0.5,  # CPU seconds, which load does not use up: the budget scales from the clean run
     on_progress: Callable[[int, int], None] | None = None,
     time_bodies: bool = False,
     replayed: bool = True,
@@ -79,57 +84,87 @@ def build_kill_matrix(
 
         results: dict[tuple[int, int], KillResult] = {}
         specs = [_mutant_spec(m, switch_ignored.get(m.target, "")) for m in mutants]
-        # One batch per candidate (all its mutants, in one fresh child); a mutant that needs a copy of the source
-        # gets a child of its own per candidate. keys[b][r]: (mutant index, place among its opponents).
-        work: dict[str, list[tuple[RunSpec, MutantSpec, tuple[int, int], str]]] = {}
-        alone: list[tuple[RunSpec, MutantSpec, tuple[int, int], str]] = []
+        # Entry: (run, mutant, (mutant index, place among its opponents), candidate id). tight[key]: the budget
+        # that pair gets once its mutant has hung for another candidate.
+        meetings: dict[int, list[Entry]] = {}
+        tight: dict[tuple[int, int], float] = {}
         for index, mutant in enumerate(mutants):
             for place, (item, clean) in enumerate(_opponents(mutant, by_target)):
                 why = _not_reached(mutant, clean, max_examples)
                 if why:
                     results[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
                     continue
-                entry = (spec(item, clean), specs[index], (index, place), item.candidate_id)
-                (alone.append(entry) if specs[index].fresh else work.setdefault(item.candidate_id, []).append(entry))
-        groups = [entries for _, entries in sorted(work.items())] + [[entry] for entry in alone]
+                run_spec = spec(item, clean)
+                tight[(index, place)] = min(run_spec.budget, max(TIGHT_FLOOR, TIGHT_MULTIPLIER * clean.seconds))
+                meetings.setdefault(index, []).append((run_spec, specs[index], (index, place), item.candidate_id))
         invalid: set[int] = set()  # the children find them: compiling every module here would be serial work
-        total = len(results) + sum(len(g) for g in groups)
-        body_seconds = 0.0
+        total = len(results) + sum(len(m) for m in meetings.values())
+        body_seconds = timeout_seconds = 0.0
         fresh: dict[str, str] = {}
-        timed_out: list[tuple[RunSpec, MutantSpec, tuple[int, int], str]] = []
-        again: list[tuple[RunSpec, MutantSpec, tuple[int, int], str]] = []
 
-        def run(groups) -> None:
-            nonlocal test_seconds, body_seconds
-            batches = [Batch(tuple(e[0] for e in g), tuple(e[1] for e in g)) for g in groups]
-            for event in pool.run(batches):
-                run_spec, mutant_spec, key, candidate = groups[event.batch][event.run]
-                mutant = mutants[key[0]]
-                if event.kind == "invalid":
-                    invalid.add(key[0])
-                elif event.kind == "fresh":
-                    fresh[mutant.id] = event.reason
-                    again.append((run_spec, replace(mutant_spec, fresh=event.reason), key, candidate))
-                elif event.outcome is not None:
-                    outcome = event.outcome
-                    test_seconds += outcome.seconds
-                    body_seconds += max(outcome.body_seconds, 0.0)
-                    if outcome.status == "timeout" and key not in results:
-                        timed_out.append(groups[event.batch][event.run])
-                    elif outcome.status == "timeout":
-                        outcome = replace(outcome, error=f"timed out twice: {outcome.error}")
-                    results[key] = KillResult(
-                        candidate, mutant.id, _outcome(outcome), round(outcome.seconds, 6), outcome.error)
-                    if on_progress:
-                        on_progress(len(results), total)
+        def run(groups: list[list[Entry]]) -> list[tuple[Entry, RunOutcome]]:
+            """Run the groups (each in one child), then again in a copy of the source the mutants the live
+            switch could not put in place; the runs that ended over budget."""
+            nonlocal test_seconds, body_seconds, timeout_seconds
+            over: list[tuple[Entry, RunOutcome]] = []
+            while groups:
+                again: list[Entry] = []
+                batches = [Batch(tuple(e[0] for e in g), tuple(e[1] for e in g)) for g in groups]
+                for event in pool.run(batches):
+                    entry = groups[event.batch][event.run]
+                    run_spec, mutant_spec, key, candidate = entry
+                    if event.kind == "invalid":
+                        invalid.add(key[0])
+                    elif event.kind == "fresh":
+                        fresh[mutants[key[0]].id] = event.reason
+                        again.append((run_spec, replace(mutant_spec, fresh=event.reason), key, candidate))
+                    elif event.outcome is not None:
+                        outcome = event.outcome
+                        test_seconds += outcome.seconds
+                        body_seconds += max(outcome.body_seconds, 0.0)
+                        if outcome.status == "timeout":
+                            timeout_seconds += outcome.seconds
+                            over.append((entry, outcome))
+                        results[key] = KillResult(candidate, mutants[key[0]].id, _outcome(outcome),
+                                                  round(outcome.seconds, 6), outcome.error)
+                        if on_progress:
+                            on_progress(len(results), total)
+                groups = [[entry] for entry in again]
+            return over
 
-        run(groups)
-        while again:  # mutants the live switch could not put in place: each in a copy of the source
-            pending, again[:] = list(again), []
-            run([[entry] for entry in pending])
-        # A timeout is not a kill until it repeats: each is run again alone with twice its CPU budget.
-        retry = [(replace(s, budget=2 * s.budget), m, key, c) for s, m, key, c in timed_out if key[0] not in invalid]
-        run([[entry] for entry in retry])
+        def confirm(over: list[tuple[Entry, RunOutcome]]) -> set[int]:
+            """A timeout is not a kill until it repeats: each is run again alone, with twice its budget when it
+            ended near the budget's edge (still moving through its examples), with the tight budget when one
+            example had used most of the budget (a hang: more time would not end it). The mutants that hung twice."""
+            retry, hangs = [], set()
+            for (run_spec, mutant_spec, key, candidate), outcome in over:
+                if key[0] not in invalid:
+                    hang = outcome.stuck_seconds >= HANG_SHARE * run_spec.budget
+                    hangs |= {key} if hang else set()
+                    budget = tight[key] if hang else 2 * run_spec.budget
+                    retry.append((replace(run_spec, budget=budget), mutant_spec, key, candidate))
+            repeated = run([[entry] for entry in retry])
+            for (_, _, key, _), _ in repeated:
+                results[key] = replace(results[key], detail=f"timed out twice: {results[key].detail}")
+            return {key[0] for (_, _, key, _), _ in repeated if key in hangs}
+
+        # Each mutant first meets one candidate with that candidate's full budget: its opponents taken in turn
+        # (by a checksum of the mutant's id, so the same one at any --jobs and in any shard), which spreads the
+        # first meetings over the candidates. A mutant that hung there meets the others with their tight budgets
+        # and no rerun: a hang never decides a keep (only assertion kills do), so it need not be measured again.
+        order = sorted(meetings)
+        turn = {i: zlib.crc32(mutants[i].id.encode()) % len(meetings[i]) for i in order}
+        meetings = {i: meetings[i][turn[i]:] + meetings[i][:turn[i]] for i in order}
+        hung = confirm(run(_per_candidate([meetings[i][0] for i in order])))
+        rest = [(replace(e[0], budget=tight[e[2]]) if i in hung else e[0], *e[1:])
+                for i in order for e in meetings[i][1:]]
+        over = run(_per_candidate(rest))
+        confirm([(e, o) for e, o in over if e[2][0] not in hung])
+        for (_, _, key, _), _ in over:
+            if key[0] in hung:
+                first = meetings[key[0]][0][3]
+                results[key] = replace(results[key], detail=f"hung, as it did twice for {first}: met with a tight "
+                                                             f"budget, not run again: {results[key].detail}")
     ordered = tuple(results[key] for key in sorted(results) if key[0] not in invalid)
     return KillMatrix(
         results=ordered,
@@ -138,9 +173,20 @@ def build_kill_matrix(
         seconds=time.perf_counter() - started,
         test_seconds=test_seconds,
         body_seconds=body_seconds if time_bodies else -1.0,
+        timeout_seconds=timeout_seconds,
         notes=tuple(notes),
         vacuous=vacuous,
     )
+
+
+def _per_candidate(entries: list[Entry]) -> list[list[Entry]]:
+    """One group per candidate (all its mutants, in one fresh child); a mutant that needs a copy of the source
+    gets a child of its own."""
+    work: dict[str, list[Entry]] = {}
+    alone: list[Entry] = []
+    for entry in entries:
+        (alone.append(entry) if entry[1].fresh else work.setdefault(entry[3], []).append(entry))
+    return [group for _, group in sorted(work.items())] + [[entry] for entry in alone]
 
 
 def _outcome(run: RunOutcome) -> str:

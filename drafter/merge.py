@@ -159,6 +159,8 @@ def merge_reports(shards: list[ShardRun], run_id: str) -> RunReport:
         "triage": triage_summary(mutants),
         "matrix": {**{k: _sum(s["matrix"][k] for s in summaries) for k in ("evaluations", "not_reached_pairs",
                                                                               "seconds", "test_seconds")},
+                   # absent from shards reported before it was measured
+                   "timeout_seconds": _sum(s["matrix"].get("timeout_seconds", 0.0) for s in summaries),
                    "notes": [n for s in summaries for n in s["matrix"]["notes"]]},
         "seconds": _summed_dicts([s["seconds"] for s in summaries]),
         "tokens": _summed_dicts([s["tokens"] for s in summaries]),

@@ -3,6 +3,7 @@ budget, and class what happened (passed, failed, error, flaky, timeout, sandbox)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -67,6 +68,9 @@ class RunOutcome:
     lines: tuple[int, ...] | None = None  # with RunSpec.trace: lines of the traced function run (None: unknown)
     body_seconds: float = -1.0  # with RunSpec.time_body: time inside the test body, summed over examples
     examples: str = ""  # with RunSpec.record, a passing run whose inputs a replay may reuse ("" when it may not)
+    # A timeout: CPU seconds the example running when the budget ran out had used by then (0: between examples,
+    # -1: unknown). Most of the budget in one example is a hang; little is a slow run near the budget's edge.
+    stuck_seconds: float = -1.0
 
 
 class _OverBudget(BaseException):
@@ -160,14 +164,15 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
     """Run one configured test; never raises for anything the test does (KeyboardInterrupt aside)."""
     configure(test, seed=spec.seed, max_examples=spec.max_examples, shrink=spec.shrink)
     body = test.hypothesis.inner_test.__code__
+    clock = _ExampleClock(test)
     recorder = LineRecorder.for_target(spec.trace) if spec.trace else None
     timer = BodyTimer(test) if spec.time_body else None
     examples = ExampleRecorder(test, source_root) if spec.record else None
-    with installed(recorder, timer):
-        outcome = _replay(test, spec, source_root, body) if spec.replay else None
+    with clock, installed(recorder, timer):
+        outcome = _replay(test, spec, source_root, body, clock) if spec.replay else None
     if outcome is None:
-        with installed(recorder, timer, examples):
-            outcome = _run_configured(test, spec, source_root, body)
+        with clock, installed(recorder, timer, examples):
+            outcome = _run_configured(test, spec, source_root, body, clock)
     if recorder is not None and outcome.status in ("passed", "failed"):
         outcome = replace(outcome, lines=tuple(sorted(recorder.lines)))
     if examples is not None and outcome.status == "passed":
@@ -175,7 +180,8 @@ def run_test(test: Callable, spec: RunSpec, source_root: str | Path) -> RunOutco
     return replace(outcome, body_seconds=timer.seconds) if timer is not None else outcome
 
 
-def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome | None:
+def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType,
+            clock: _ExampleClock) -> RunOutcome | None:
     """The run, with the body called on a recorded run's inputs in their order: the same examples Hypothesis
     would draw under this seed (drawing did not depend on the code), without its per-example machinery.
 
@@ -196,7 +202,7 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
             raise
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
             if timer.fired:
-                return _over_budget(spec, start)
+                return _over_budget(spec, start, clock)
             if isinstance(exc, HypothesisException):
                 return None
             outcome = _classify(exc, time.process_time() - start, Path(source_root), body, spec.target)
@@ -206,7 +212,8 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
     return boxed(outcome)
 
 
-def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType) -> RunOutcome:
+def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body: types.CodeType,
+                    clock: _ExampleClock) -> RunOutcome:
     start = time.process_time()
     sandbox.violations.clear()
     with _soft_timer(spec.budget) as timer:
@@ -216,15 +223,48 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
             raise
         except BaseException as exc:  # noqa: BLE001 - everything a test does is an outcome
             if timer.fired:
-                return _over_budget(spec, start)
+                return _over_budget(spec, start, clock)
             outcome = _classify(exc, time.process_time() - start, Path(source_root), body, spec.target)
         else:
             outcome = RunOutcome("passed", time.process_time() - start)
     return boxed(outcome)
 
 
-def _over_budget(spec: RunSpec, start: float) -> RunOutcome:
-    return RunOutcome("timeout", time.process_time() - start, error=f"over the budget of {spec.budget:.1f} CPU s")
+def _over_budget(spec: RunSpec, start: float, clock: _ExampleClock) -> RunOutcome:
+    now = time.process_time()
+    stuck = now - clock.started if clock.started is not None else 0.0
+    return RunOutcome("timeout", now - start, error=f"over the budget of {spec.budget:.1f} CPU s",
+                      stuck_seconds=round(stuck, 6))
+
+
+class _ExampleClock:
+    """When the example now running began (CPU time), through Hypothesis's reassignable `inner_test` handle."""
+
+    def __init__(self, test: Callable) -> None:
+        self.test, self.started = test, None
+
+    def __enter__(self) -> _ExampleClock:
+        self.inner = inner = self.test.hypothesis.inner_test
+
+        @functools.wraps(inner)
+        def clocked(*args, **kwargs):
+            self.started = time.process_time()
+            try:
+                result = inner(*args, **kwargs)
+            except _OverBudget:
+                raise  # `started` stays: the example the budget ran out in
+            except BaseException:
+                self.started = None
+                raise
+            self.started = None
+            return result
+
+        self.test.hypothesis.inner_test = clocked
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.test.hypothesis.inner_test = self.inner
+        self.started = None
 
 
 def boxed(outcome: RunOutcome) -> RunOutcome:

@@ -203,7 +203,8 @@ def _soundness(candidate_id: str, value: dict) -> Soundness:
 def _matrix_value(matrix: KillMatrix) -> dict:
     return {"results": [[r.candidate_id, r.mutant_id, r.outcome, r.seconds, r.detail] for r in matrix.results],
             "invalid": list(matrix.invalid), "fresh_process": matrix.fresh_process, "vacuous": matrix.vacuous,
-            "notes": list(matrix.notes), "seconds": matrix.seconds, "test_seconds": matrix.test_seconds}
+            "notes": list(matrix.notes), "seconds": matrix.seconds, "test_seconds": matrix.test_seconds,
+            "timeout_seconds": matrix.timeout_seconds}
 
 
 def _matrix(value: dict, candidates: set[str], mutants: set[str]) -> KillMatrix:
@@ -224,9 +225,11 @@ def _matrix(value: dict, candidates: set[str], mutants: set[str]) -> KillMatrix:
     expected = {(c, m) for c in candidates - set(vacuous) for m in mutants - set(invalid)}
     pairs = [(r.candidate_id, r.mutant_id) for r in results]
     _check(len(pairs) == len(set(pairs)) and set(pairs) == expected, "pair set (not exactly the pairs its key names)")
-    _check(_number(value["seconds"]) and _number(value["test_seconds"]), "seconds")
+    timeouts = value.get("timeout_seconds", 0.0)  # absent from entries stored before it was measured
+    _check(_number(value["seconds"]) and _number(value["test_seconds"]) and _number(timeouts), "seconds")
     return KillMatrix(tuple(results), tuple(invalid), dict(fresh), float(value["seconds"]),
-                      float(value["test_seconds"]), tuple(value["notes"]), dict(vacuous))
+                      float(value["test_seconds"]), tuple(value["notes"]), dict(vacuous),
+                      timeout_seconds=float(timeouts))
 
 
 def _joined(parts: list[KillMatrix]) -> KillMatrix:
@@ -236,6 +239,7 @@ def _joined(parts: list[KillMatrix]) -> KillMatrix:
         fresh_process={k: v for p in parts for k, v in p.fresh_process.items()},
         seconds=sum(p.seconds for p in parts),
         test_seconds=sum(p.test_seconds for p in parts),
+        timeout_seconds=sum(p.timeout_seconds for p in parts),
         notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)),
         vacuous={k: v for p in parts for k, v in p.vacuous.items()},
     )

@@ -304,6 +304,7 @@ def merge_matrices(old: KillMatrix, new: KillMatrix) -> KillMatrix:
         fresh_process={**old.fresh_process, **new.fresh_process},
         seconds=old.seconds + new.seconds,
         test_seconds=old.test_seconds + new.test_seconds,
+        timeout_seconds=old.timeout_seconds + new.timeout_seconds,
         notes=old.notes + tuple(n for n in new.notes if n not in old.notes),
         vacuous={**old.vacuous, **new.vacuous},
     )

@@ -32,11 +32,14 @@ class LineRecorder:
     """Records the lines one function (and what is nested in it) runs, through sys.settrace.
 
     The global trace function answers only "call" events and returns a line tracer for the target's own code
-    objects alone, so every other frame runs without line events: the cost is one Python call per call.
+    objects alone, so every other frame runs without line events: the cost is one Python call per call. It knows
+    them by their module's globals (the same dict) and the first line a call event reports, never by
+    `frame.f_code` or `id()`: on Python 3.11 both raise an audit event, which the box's audit hook would answer
+    on every call.
     """
 
-    def __init__(self, codes: set[int]) -> None:
-        self.codes = codes
+    def __init__(self, namespace: dict, first_lines: frozenset[int]) -> None:
+        self.namespace, self.first_lines = namespace, first_lines
         self.lines: set[int] = set()
 
     @classmethod
@@ -48,10 +51,11 @@ class LineRecorder:
             live, _ = find_live_function(importlib.import_module(module_name), qualname)
         except (SwitchUnsafe, ImportError, Exception):  # noqa: BLE001 - no recording is "unknown", never wrong
             return None
-        return cls({id(code) for code in code_objects(live.__code__)})
+        return cls(live.__globals__, frozenset(code.co_firstlineno for code in code_objects(live.__code__)))
 
     def on_call(self, frame: types.FrameType, event: str, arg: object):
-        if id(frame.f_code) in self.codes:
+        # A generator's later resumptions report another line, but keep the line tracer of their first call.
+        if frame.f_globals is self.namespace and frame.f_lineno in self.first_lines:
             return self.on_line
         return None
 
@@ -115,14 +119,16 @@ class ExampleRecorder:
         self.in_body = False
         self.files: dict[str, bool] = {}
 
-    def on_call(self, code: types.CodeType) -> None:
+    def on_call(self, namespace: dict) -> None:
+        """A call into code whose module globals are `namespace` (the frame's, not its code: no audit event)."""
         if self.in_body or self.why_not:
             return
-        inside = self.files.get(code.co_filename)
+        file = namespace.get("__file__")
+        inside = self.files.get(file)
         if inside is None:  # once per file: this runs on every call Hypothesis makes while drawing
-            inside = self.files[code.co_filename] = os.path.abspath(code.co_filename).startswith(self.root)
+            inside = self.files[file] = isinstance(file, str) and os.path.abspath(file).startswith(self.root)
         if inside:
-            self.why_not = f"code under test ran while drawing inputs ({code.co_qualname})"
+            self.why_not = f"code under test ran while drawing inputs (in {namespace.get('__name__')})"
 
     def __enter__(self) -> None:
         from hypothesis.errors import UnsatisfiedAssumption
@@ -174,11 +180,12 @@ def installed(recorder: LineRecorder | None, timer: BodyTimer | None,
     if recorder is not None or examples is not None:  # threads the candidate starts are traced too
         on_call = recorder.on_call if recorder is not None else None
         if examples is not None:  # one Python call per traced call event, as cheap as it can be
-            watch, codes, on_line = examples.on_call, recorder.codes if recorder else (), recorder and recorder.on_line
+            watch, on_line = examples.on_call, recorder and recorder.on_line
+            namespace, first_lines = (recorder.namespace, recorder.first_lines) if recorder else (None, ())
 
             def on_call(frame: types.FrameType, event: str, arg: object):
-                watch(frame.f_code)
-                return on_line if id(frame.f_code) in codes else None
+                watch(frame.f_globals)
+                return on_line if frame.f_globals is namespace and frame.f_lineno in first_lines else None
 
         sys.settrace(on_call)
         threading.settrace(on_call)

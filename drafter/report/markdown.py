@@ -167,7 +167,8 @@ def render_markdown(report: RunReport) -> str:
     lines += [
         "",
         f"Kill matrix: {s['matrix']['evaluations']} evaluations in {s['matrix']['seconds']:.2f} s "
-        f"({s['matrix']['test_seconds']:.2f} s inside whole Hypothesis runs); "
+        f"({s['matrix']['test_seconds']:.2f} s inside whole Hypothesis runs, "
+        f"{s['matrix'].get('timeout_seconds', 0.0):.2f} CPU s of them in runs over budget); "
         f"{s['matrix'].get('not_reached_pairs', 0)} pairs not reached, not run.",
         f"Model tokens: {s['tokens']['total_tokens']} ({s['tokens']['prompt_tokens']} prompt, {s['tokens']['completion_tokens']} completion).",
         "",

@@ -265,6 +265,7 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
             "not_reached_pairs": sum(1 for r in matrix.results if r.outcome == "not_reached"),  # decided unrun
             "seconds": round(matrix.seconds, 3),
             "test_seconds": round(matrix.test_seconds, 3),
+            "timeout_seconds": round(matrix.timeout_seconds, 3),  # CPU s of runs over budget, within test_seconds
             "notes": list(matrix.notes),
         },
         "seconds": outcome.stage_seconds,

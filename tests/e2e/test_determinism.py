@@ -16,6 +16,7 @@ def stable_view(report_path: Path) -> dict:
     data["summary"].pop("seconds")
     data["summary"]["matrix"].pop("seconds")
     data["summary"]["matrix"].pop("test_seconds")
+    data["summary"]["matrix"].pop("timeout_seconds")
     return data
 
 

@@ -253,11 +253,11 @@ def test_a_timeout_that_does_not_repeat_is_not_a_kill(kit, pkg, tmp_path):
     source, name = pkg
     run = tmp_path / "run"
     even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
-    # 0.7 CPU s on its first call in a process: over the 0.5 s budget, inside the rerun's 1.0 s.
+    # 0.07 CPU s a call, 10 examples: 0.7 s, over the 0.5 s budget while still moving through its examples (near
+    # the budget's edge, not a hang), inside the rerun's 1.0 s.
     once = kit.mutant(source, name, "double", "once", "return x * SCALE",
-                      "import time\n    if not getattr(double, 'slow_done', False):\n        double.slow_done = True\n"
-                      "        start = time.process_time()\n        while time.process_time() - start < 0.7:\n"
-                      "            pass\n    return x * SCALE")
+                      "import time\n    start = time.process_time()\n    while time.process_time() - start < 0.07:\n"
+                      "        pass\n    return x * SCALE")
     matrix = build_kill_matrix([kit.sound(even, 0.01)], [once], run, source, jobs=1, max_examples=10,
                                budget_floor=0.5)
     assert outcomes(matrix) == {("even", "once"): "survived"}, matrix.results
@@ -359,3 +359,35 @@ def test_replaying_recorded_inputs_gives_the_matrix_a_hypothesis_run_gives_and_i
     assert strip(replayed) == strip(drawn)
     assert {"assertion", "survived"} <= {r.outcome for r in replayed.results}
     assert ("signed", "big") in {k for k, v in outcomes(replayed).items() if v == "assertion"}  # only x < -500 kills
+
+
+def test_a_mutant_that_hangs_costs_the_full_budget_once_and_a_tight_one_for_the_other_candidates(kit, pkg, tmp_path):
+    source, name = pkg
+    run = tmp_path / "run"
+    labels = ("one", "two", "three")
+    items = [kit.sound(kit.rendered(run, name, "double", label, "assert double(x) % 2 == 0"), 0.01) for label in labels]
+    mutants = [kit.mutant(source, name, "double", "loops", "return x * SCALE", "while True:\n        pass"),
+               kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE")]
+
+    def strip(matrix):
+        return [(r.candidate_id, r.mutant_id, r.outcome, r.detail) for r in matrix.results]
+
+    one = build_kill_matrix(items, mutants, run, source, jobs=1, max_examples=20, budget_floor=1.0)
+    two = build_kill_matrix(items, mutants, run, source, jobs=2, max_examples=20, budget_floor=1.0)
+    assert strip(one) == strip(two)
+    got = outcomes(one)
+    assert {got[(label, "loops")] for label in labels} == {"timeout"}
+    looping = {r.candidate_id.split("::")[1]: r for r in one.results if r.mutant_id.endswith("#loops")}
+    # One candidate ran it with its full budget (1 s) and confirmed the hang with the tight one (0.1 s); the
+    # others met it with the tight budget only, once each.
+    first = [label for label, r in looping.items() if "hung" not in r.detail]
+    assert len(first) == 1 and "timed out twice" in looping[first[0]].detail
+    for label in set(labels) - set(first):
+        assert f"hung, as it did twice for {items[labels.index(first[0])][0].candidate_id}:" in looping[label].detail
+        assert looping[label].seconds < 0.6
+    # CPU in runs over budget: 1 + 3 x 0.1 s (a rerun at twice the budget for each would be 9 s).
+    assert 1.0 <= one.timeout_seconds < 2.5
+    # The hang decides nothing; the assertion kills beside it keep every candidate.
+    for item, _ in items:
+        verdict = decide([r for r in one.results if r.candidate_id == item.candidate_id])
+        assert verdict.accepted and verdict.stage == "kept", verdict

@@ -37,6 +37,7 @@ def stable_view(report_path: Path) -> dict:
     data["summary"].pop("seconds")
     data["summary"]["matrix"].pop("seconds")
     data["summary"]["matrix"].pop("test_seconds")
+    data["summary"]["matrix"].pop("timeout_seconds")
     data["warnings"] = [w for w in data["warnings"] if not w.startswith(("result cache", "mutant cache:"))]
     return data
 
