@@ -105,8 +105,9 @@ SeedsOpt = Annotated[
     Optional[int], typer.Option("--seeds", min=1, help=f"Clean runs with distinct seeds before a candidate counts as sound. Default: {DEFAULTS.seeds}.")
 ]
 BudgetOpt = Annotated[Optional[float], typer.Option("--budget", min=0.1, help=(
-    "Seconds a candidate's first clean run may take (the cap); its other seeds and its kill runs get 10x its own "
-    f"clean time, at least 2 s, at most the cap. Default: {DEFAULTS.budget:g}."))]
+    "CPU seconds a candidate's first clean run may take (the cap); its other seeds get 10x its own clean CPU time, "
+    "at least 2 s, at most the cap; its kill runs 10x, at least 0.5 s; a sleep is cut off only by a wall-clock "
+    f"backstop. Default: {DEFAULTS.budget:g}."))]
 MaxTokensOpt = Annotated[
     Optional[int],
     typer.Option("--max-tokens", min=1, help="Cap on model tokens (prompt + completion) over the whole run. Default: no cap."),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import hashlib
 import symtable
 import textwrap
 from collections import defaultdict

@@ -208,9 +208,9 @@ def test_server_faults_are_retried_or_named_and_the_next_call_still_works(openai
     assert fine.text == GOOD
 
     openai_server.queue = [oa.Scripted(body=oa.completion(GOOD), drip=0.05), good]
-    dripped, fine = run(backend(openai_server, concurrency=1, retries=0, timeout=0.5), ["pkg.mod:f", "pkg.mod:g"],
+    dripped, fine = run(backend(openai_server, concurrency=1, retries=0, timeout=3.0), ["pkg.mod:f", "pkg.mod:g"],
                         prompts_for, extraction_of, build_target)
-    assert "timed out" in dripped.error and "--timeout 0.5 s" in dripped.error and fine.text == GOOD
+    assert "timed out" in dripped.error and "--timeout 3 s" in dripped.error and fine.text == GOOD
 
     import socket
 
