@@ -13,6 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from drafter.data import Extraction, Param, Prompt, Reply, Target
+from drafter.models.annotations import (
+    annotation_head,
+    annotation_names,
+    element_type,
+    is_format_template,
+    isinstance_target,
+    same_annotation,
+)
 from drafter.models.strategies import (
     FAMILIES,
     NUMERIC,
@@ -20,15 +28,9 @@ from drafter.models.strategies import (
     MONEY_NAMES,
     Context,
     Guess,
-    annotation_head,
-    annotation_names,
     class_builds,
-    element_type,
-    is_format_template,
-    isinstance_target,
     nonnegative_params,
     param_guess,
-    same_annotation,
 )
 from drafter.models.bodylaws import body_law_proposals
 from drafter.models.call import Call

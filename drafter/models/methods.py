@@ -13,7 +13,8 @@ import re
 from dataclasses import replace
 from drafter.data import ClassInfo
 from drafter.models.source_facts import class_methods
-from drafter.models.strategies import annotation_guess, annotation_head, param_guess
+from drafter.models.annotations import annotation_head
+from drafter.models.strategies import annotation_guess, param_guess
 from drafter.models.call import Call
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from drafter.data import Target
 from drafter.models.examples import NOT_LITERAL, DocExample, doc_examples, example_values, text_domain
-from drafter.models.strategies import annotation_head
+from drafter.models.annotations import annotation_head
 
 FORM_WORDS = re.compile(r"\b(form|case|camelcase|underscored?|underscores|dash(?:es)?|hyphens?|lowercase|uppercase|"
                         r"title|slug|url|ascii|capitali[sz]e)\b")
