@@ -104,10 +104,10 @@ def _relay(reader: int, results: int, pid: int, request: dict) -> str:
     allowances = [run["budget"] * (2 if mutant and mutant.get("forced") else 1) + HARD_GRACE
                   for run, mutant in zip(request["runs"], request["mutants"] or [None] * len(request["runs"]))]
     allowances.insert(0, CHILD_STARTUP_CPU)  # until it says it stands behind the wall
-    clock = _cpu_clock(pid)
+    clock = cpu_clock(pid)
     deadline, buffer, answered, started = time.monotonic() + request["backstop"], b"", 0, 0.0
     while True:
-        now = _cpu_seconds(clock)
+        now = cpu_seconds(clock)
         if now - started > allowances[min(answered, len(allowances) - 1)]:
             os.kill(pid, signal.SIGKILL)
             return "cpu"
@@ -131,15 +131,15 @@ def _relay(reader: int, results: int, pid: int, request: dict) -> str:
                 break
             payload, buffer = buffer[frames.HEADER.size:end], buffer[end:]
             _write_raw(results, CHILD_TAG + payload)
-            answered, started = answered + 1, _cpu_seconds(clock)
+            answered, started = answered + 1, cpu_seconds(clock)
 
 
-def _cpu_clock(pid: int) -> int:
+def cpu_clock(pid: int) -> int:
     """The kernel's CPU-time clock of another process (clock_getcpuclockid, which Python does not offer)."""
     return ((~pid) << 3) | 2
 
 
-def _cpu_seconds(clock: int) -> float:
+def cpu_seconds(clock: int) -> float:
     try:
         return time.clock_gettime(clock)
     except OSError:  # the child is gone (a zombie still answers) or the platform has no such clocks

@@ -1,7 +1,9 @@
-"""Which target modules import, checked in a boxed child interpreter with a time budget per module.
+"""Which target modules import, checked in a boxed child interpreter with a CPU budget per module.
 
 A module that hangs or kills the interpreter costs only itself: the check goes on with the modules after it
-in a new child. One line per failing module reaches the console; tracebacks go to the run's log."""
+in a new child. The budget is the child's CPU time, so machine load changes no verdict; a wall-clock backstop (as
+for candidate runs) catches a module that sleeps. One line per failing module reaches the console; tracebacks go
+to the run's log."""
 
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from drafter.child import RUNTIME_PACKAGES
+from drafter.child import RUNTIME_PACKAGES, cpu_clock, cpu_seconds
+from drafter.onerun import backstop
 
-IMPORT_BUDGET_SECONDS = 20.0  # per module, on top of the child's own start
-CHILD_STARTUP_SECONDS = 30.0
+IMPORT_BUDGET_SECONDS = 20.0  # CPU seconds per module, on top of the child's own start
+CHILD_STARTUP_SECONDS = 30.0  # CPU seconds
+POLL_SECONDS = 0.25
 STDERR_TAIL = 4096
 
 CHILD = "from drafter.importcheck import child_main; child_main()"
@@ -77,20 +81,21 @@ def _check(source_dir: Path, modules: list[str], budget: float) -> tuple[list[tu
 def _watch(child: subprocess.Popen, budget: float) -> tuple[list[tuple], str, str | None]:
     done: list[tuple] = []
     current: str | None = None
-    deadline = time.monotonic() + CHILD_STARTUP_SECONDS
+    clock = cpu_clock(child.pid)
+    allowance, started, wall_started = CHILD_STARTUP_SECONDS, 0.0, time.monotonic()
     buffer = b""
     stderr = b""  # its tail only: read as it comes, or a module printing 100 kB at import fills the pipe and hangs
     with selectors.DefaultSelector() as selector:
         selector.register(child.stdout, selectors.EVENT_READ)
         selector.register(child.stderr, selectors.EVENT_READ)
         while True:
-            left = deadline - time.monotonic()
-            ready = selector.select(timeout=left) if left > 0 else []
-            if not ready:
+            ready = selector.select(timeout=POLL_SECONDS)
+            over_cpu = cpu_seconds(clock) - started > allowance
+            if over_cpu or time.monotonic() - wall_started > backstop(allowance):
                 child.kill()
                 child.wait()
                 limit = f"{budget:g} s" if current else f"{CHILD_STARTUP_SECONDS:g} s to start"
-                return done, f"importing took longer than {limit}", current
+                return done, f"importing took longer than {limit}{'' if over_cpu else ' (wall clock)'}", current
             if any(key.fileobj is child.stderr for key, _ in ready):
                 chunk = os.read(child.stderr.fileno(), 65536)
                 stderr = (stderr + chunk)[-STDERR_TAIL:]
@@ -106,7 +111,8 @@ def _watch(child: subprocess.Popen, budget: float) -> tuple[list[tuple], str, st
             for line in lines:
                 event = json.loads(line)
                 if "start" in event:
-                    current, deadline = event["start"], time.monotonic() + budget
+                    current, allowance = event["start"], budget
+                    started, wall_started = cpu_seconds(clock), time.monotonic()
                 else:
                     done.append((event["done"], event.get("error"), event.get("traceback", "")))
                     current = None
