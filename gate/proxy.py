@@ -32,6 +32,7 @@ import types
 import weakref
 from pathlib import Path
 
+from gate import callbacks
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 from gate.replies import build_exception, exception_class, sync_in_place
 
@@ -106,14 +107,22 @@ class Sandbox:
                 raise _violation(f"the sandbox is gone ({self.dead}); no further calls can be answered")
             if _released:
                 message["release"], _released[:] = list(_released), []
+            callbacks.release()
             start = time.perf_counter()
             try:
                 write_frame(self.proc.stdin, message)
                 reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
                 reply = read_frame(reader)
-                while set(reply) == {"refusal"}:  # written by the sandbox's hook the moment it refused
-                    _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox refuses")
+                while set(reply) == {"refusal"} or "back" in reply:
+                    if "back" in reply:  # production code calls an object the test passed; it waits for us
+                        callbacks.collect(reply)
+                        write_frame(self.proc.stdin, _serve_back(reply["back"]))
+                        reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
+                    else:  # written by the sandbox's hook the moment it refused
+                        _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox "
+                                   "refuses")
                     reply = read_frame(reader)
+                callbacks.collect(reply)
             except NotPlain:
                 raise
             except TimeoutError:
@@ -172,6 +181,9 @@ def stats() -> dict:
 
 
 def _exception(described) -> BaseException:
+    own = callbacks.raised(described.get("origin")) if type(described) is dict else None
+    if own is not None:
+        return own  # the test's own exception, raised in a call back, that production code let through
     try:
         return build_exception(described, lambda data: decode(data, _handle))
     except ChannelError as exc:
@@ -370,16 +382,31 @@ def _handle_of(obj):
     raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} is not plain data")
 
 
-def _out(value):
-    """Arguments as plain data; handles go back as their ids. What cannot cross is a limit of the channel, not a
-    fault of the patch: a violation that says so."""
+def _handle_or_passed(obj):
     try:
-        return encode(value, _handle_of)
+        return _handle_of(obj)
+    except NotPlain:
+        return callbacks.passed(obj)  # stays here: production code calls it back over the channel
+
+
+def _out(value):
+    """Arguments as plain data; handles go back as their ids, the test's own objects as numbers it keeps. What
+    cannot cross is a limit of the channel, not a fault of the patch: a violation that says so."""
+    try:
+        return encode(value, _handle_or_passed)
     except NotPlain as exc:
         raise _violation(f"{CHANNEL_LIMIT}: a test passed production code a value it cannot carry ({exc})") from None
 
 
+def _serve_back(request) -> dict:
+    from gate.sandbox import described
+
+    return callbacks.serve(request, _out, _handle, described, _violation)
+
+
 def _handle(tag: str, rest: list):
+    if tag == "cb":
+        return callbacks.find(rest)
     if tag == "x" and len(rest) == 1:
         return exception_class(rest[0])
     if tag == "e" and len(rest) == 1:
@@ -455,6 +482,7 @@ def _ask(message: dict, sent: tuple | None = None):
     if _sandbox is None:
         raise _violation("production code was called before the sandbox started")
     reply = _sandbox.request(message)
+    callbacks.deliver()
     if "after_refused" in reply:
         raise _violation(f"an argument production code changed in place cannot cross back: "
                          f"{str(reply['after_refused'])[:300]}")
@@ -536,6 +564,7 @@ class TargetFinder(importlib.abc.MetaPathFinder):
         if fullname.split(".")[0] not in self.names:
             return None
         reply = _sandbox.request({"op": "import", "module": fullname})
+        callbacks.deliver()
         raised = reply.get("raise")
         if type(raised) is dict and type(raised.get("mro")) is list and raised["mro"][:1] == [
                 ["builtins", "ModuleNotFoundError"]]:
