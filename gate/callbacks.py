@@ -20,7 +20,12 @@ from gate.replies import exception_class
 
 OPS = {"call": None, "repr": repr, "str": str, "hash": hash, "bool": bool, "len": len, "iter": iter, "next": next,
        "contains": operator.contains, "getitem": operator.getitem, "eq": operator.eq, "ne": operator.ne,
-       "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
+       "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "index": operator.index,
+       "int": int, "float": float, "getattr": getattr}
+# Attributes the sandbox may read of what the test passed: public ones and a callable's name (functools.wraps
+# reads them); never `__globals__`, `__class__`, `__dict__`, a frame or code.
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+UNPASSABLE = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
 RAISED_KEPT = 256
 
 _passed: dict[int, object] = {}  # number -> an object the test passed, while the sandbox holds it
@@ -35,7 +40,7 @@ _to_release: list[int] = []
 
 def passed(obj) -> list:
     """The channel's form of a test object handed to production code: ["cb", number, callable]."""
-    if isinstance(obj, (types.ModuleType, types.FrameType, types.CodeType)):
+    if isinstance(obj, UNPASSABLE):
         raise NotPlain(f"a {type(obj).__name__} ({getattr(obj, '__name__', '?')}) cannot be passed to production "
                        "code")
     number = _numbers.get(id(obj))
@@ -72,6 +77,10 @@ def serve(request, encode_value, decode_handle, describe, violation) -> dict:
         args, kwargs = decode(request.get("args"), decode_handle), decode(request.get("kwargs"), decode_handle)
         if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
             raise ChannelError("malformed arguments of a call back")
+        if request["op"] == "getattr" and (len(args) != 1 or type(args[0]) is not str or kwargs or (
+                args[0].startswith("_") and args[0] not in READABLE_DUNDERS)):
+            raise ChannelError(f"the sandbox asked for attribute {str(args)[:60]} of an object the test passed; "
+                               "only public attributes and a callable's name are readable")
     except ChannelError as exc:
         return {"back_reply": {"raise": describe(violation(str(exc)))}}
     op = request["op"]

@@ -136,9 +136,12 @@ class Link:
         return found[1] if found is not None and found[0] is exc else None
 
 
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+
+
 class Remote:
-    """An object of the test process: comparisons, hash, repr, str, len, iteration, `in` and `[]` are asked
-    there. Its attributes are not reachable."""
+    """An object of the test process: comparisons, hash, repr, str, len, int, float, index, iteration, `in`, `[]`
+    and reading its public attributes (and its name) are asked there."""
 
     __slots__ = ("_link", "_number", "__weakref__")
 
@@ -150,7 +153,9 @@ class Remote:
         return self._link.back(self._number, op, args)
 
     def __getattr__(self, name):
-        raise AttributeError(f"attributes of an object the test passed ({name!r}) are not readable here")
+        if name.startswith("_") and name not in READABLE_DUNDERS:
+            raise AttributeError(f"private attributes of an object the test passed ({name!r}) are not readable")
+        return self._ask("getattr", name)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"an object the test passed cannot be changed here ({name!r})")
@@ -169,6 +174,15 @@ class Remote:
 
     def __len__(self):
         return _typed(self._ask("len"), int)
+
+    def __index__(self):
+        return _typed(self._ask("index"), int)
+
+    def __int__(self):
+        return _typed(self._ask("int"), int)
+
+    def __float__(self):
+        return _typed(self._ask("float"), float)
 
     def __iter__(self):
         return self._ask("iter")
