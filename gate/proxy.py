@@ -32,7 +32,7 @@ import types
 import weakref
 from pathlib import Path
 
-from gate import callbacks
+from gate import callbacks, subclass
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 from gate.replies import build_exception, exception_class, sync_in_place
 
@@ -322,8 +322,9 @@ class SandboxObject:
         return self._dunder("invert")
 
     def __mro_entries__(self, bases):
-        raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['name'] or self._meta['type']} of "
-                         "production code, whose classes live in the sandbox process")
+        if self._meta["kind"] != "class":
+            raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['type']}, not a class")
+        return (subclass.mirror(self, SandboxObject, _crosses, lambda text: _violation(f"{CHANNEL_LIMIT}: {text}")),)
 
     def __del__(self) -> None:
         number = getattr(self, "_number", None)
@@ -374,7 +375,7 @@ def _exact(value, kind: type, what: str):
 
 
 def _handle_of(obj):
-    if type(obj) is SandboxObject:
+    if isinstance(obj, SandboxObject):  # an instance of a test's subclass of a production class too
         return ["h", obj._number]
     if type(obj) is SandboxZone:
         return ["h", obj.handle._number]
@@ -415,7 +416,7 @@ def _handle(tag: str, rest: list):
     if tag != "h" or len(rest) != 2 or type(rest[0]) is not int or type(rest[1]) is not dict:
         raise ChannelError(f"unknown value tag {tag!r}")
     number, meta = rest
-    if set(meta) != {"kind", "type", "name", "package", "stdlib"} or not all(
+    if set(meta) - {"sub"} != {"kind", "type", "name", "package", "stdlib"} or not all(
             type(meta[k]) is str for k in ("kind", "type", "name")) or type(meta["package"]) is not bool:
         raise ChannelError("malformed handle")
     ours = _stdlib_object(meta["stdlib"], meta["kind"])
@@ -428,7 +429,8 @@ def _handle(tag: str, rest: list):
         _released.remove(number)  # a handle the sandbox just sent again is alive again
     found = _live.get(number)
     if found is None:
-        found = _live[number] = SandboxObject(number, meta)
+        found = _live[number] = subclass.instance(callbacks.find([meta["sub"]]), SandboxObject, number, meta) \
+            if type(meta.get("sub")) is int else SandboxObject(number, meta)
     if meta["kind"] == "tzinfo":  # datetime needs a real tzinfo: one whose methods ask the sandbox's
         zone = _zones.get(number)
         if zone is None:

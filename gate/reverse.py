@@ -226,3 +226,48 @@ def _typed(value, kind: type):
     if type(value) is not kind:
         raise TypeError(f"the test process answered {type(value).__name__}, not {kind.__name__}")
     return value
+
+
+# Classes made here for a test's subclass of a production class -> the test's class (a Remote), so an instance
+# crosses to the test process as an instance of the test's class.
+SUBCLASSES: "weakref.WeakKeyDictionary[type, Remote]" = weakref.WeakKeyDictionary()
+MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "value")
+
+
+def subclass(parent: type, name: str, qualname: str, module: str, members: list, test_class) -> type:
+    """The production-side twin of a test's `class Mine(Base)`: a subclass of `parent` whose members the test
+    defined call the test's own functions back."""
+    if not isinstance(parent, type) or not isinstance(test_class, Callable) or not all(
+            type(m) is list and len(m) == 3 and type(m[0]) is str and m[1] in MEMBER_KINDS for m in members):
+        raise ChannelError("malformed subclass")
+    namespace = {"__module__": str(module), "__qualname__": str(qualname)}
+    for member, kind, value in members:
+        if kind == "value":
+            namespace[member] = value
+        elif not isinstance(value, Callable):
+            raise ChannelError(f"malformed subclass member {member!r}")
+        elif kind == "staticmethod":
+            namespace[member] = staticmethod(value)
+        else:
+            forward = _forwarding(value, member)
+            namespace[member] = {"method": forward, "classmethod": classmethod(forward),
+                                 "property": property(forward)}[kind]
+    made = type(parent)(str(name), (parent,), namespace)
+    SUBCLASSES[made] = test_class
+    return made
+
+
+def _forwarding(function: "Callable", name: str):
+    def forward(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    forward.__name__ = forward.__qualname__ = name
+    return forward
+
+
+def from_base(obj, start: type, name: str):
+    """obj's attribute `name` as the classes above `start` define it: `super()` of a test's subclass."""
+    return getattr(super(start, obj), name)
+
+
+def call_from_base(obj, start: type, name: str, args: list):
+    return getattr(super(start, obj), name)(*args)

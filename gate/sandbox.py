@@ -33,7 +33,7 @@ import types
 import urllib.parse
 
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
-from gate.reverse import Link, Remote
+from gate.reverse import SUBCLASSES, Link, Remote, call_from_base, from_base, subclass
 
 REFUSED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
@@ -68,6 +68,8 @@ DUNDERS = {
     "index": operator.index, "format": format, "round": round, "reversed": reversed,
     "isinstance": lambda cls, obj: isinstance(obj, cls), "issubclass": lambda cls, sub: issubclass(sub, cls),
     "setattr": setattr, "delattr": delattr,
+    "dir": lambda obj: [str(n) for n in dir(obj)], "subclass": subclass, "from_base": from_base,
+    "call_from_base": call_from_base,
     "names": lambda module: [str(n) for n in getattr(module, "__all__", None) or vars(module) if not n.startswith("_")],
     **{name: getattr(operator, f"{name}_" if name in ("and", "or") else name) for name in BINARY},
     **{f"r{name}": (lambda op: lambda a, b: op(b, a))(getattr(operator, f"{name}_" if name in ("and", "or") else name))
@@ -254,6 +256,9 @@ class Objects:
         meta = {"kind": kind, "type": f"{type(obj).__module__}.{type(obj).__qualname__}",
                 "name": name if type(name) is str else "",
                 "package": kind == "module" and hasattr(obj, "__path__"), "stdlib": _stdlib_name(obj, kind)}
+        test_class = SUBCLASSES.get(type(obj))
+        if test_class is not None:
+            meta["sub"] = test_class._number  # an instance of a test's subclass: the test sees its own class
         return ["h", number, meta]
 
     def get(self, tag, rest):

@@ -1,6 +1,7 @@
 """What a real suite passes to production code and reads back besides plain data: key functions, callbacks,
 lambdas, bound methods, iterators (infinite ones too) and the test's own objects are called back in the test
-process; what production code prints shows in capsys and its warnings reach pytest.warns. A patch that reaches for
+process; a test's subclass of a production class keeps its type and its overrides through production code; what
+production code prints shows in capsys and its warnings reach pytest.warns. A patch that reaches for
 anything in the test process it was not handed blocks, beside an honest patch that uses what it was handed."""
 
 import json
@@ -29,6 +30,28 @@ class Ledger:
 
 class LedgerWarning(UserWarning):
     pass
+
+
+class Amount:
+    def __init__(self, cents):
+        self.cents = cents
+
+    @classmethod
+    def parse(cls, text):
+        return cls(int(text))
+
+    def __str__(self):
+        return f"{self.cents / 100:.2f}"
+
+    def doubled(self):
+        return type(self)(self.cents * 2)
+
+    def __eq__(self, other):
+        if not isinstance(other, Amount):
+            return NotImplemented
+        return self.cents == other.cents
+
+    __hash__ = None
 
 
 def ranked(items, key):
@@ -71,7 +94,7 @@ import itertools
 import pytest
 from hypothesis import given, strategies as st
 
-from books.hooks import first, noisy, ranked, with_ledger
+from books.hooks import Amount, first, noisy, ranked, with_ledger
 
 
 @given(st.lists(st.text(max_size=5)))
@@ -87,6 +110,22 @@ def test_taking_from_an_endless_iterator_takes_just_that_many(n):
 
 def test_callbacks_get_the_ledger_itself():
     assert with_ledger(lambda ledger: ledger.add(5).add(6)) == [5, 6]
+
+
+class Euros(Amount):
+    @classmethod
+    def parse(cls, text):
+        return super().parse(text.removeprefix("EUR "))
+
+    def __str__(self):
+        return "EUR " + super().__str__()
+
+
+@given(st.integers(0, 10**6))
+def test_a_subclass_of_the_tests_own_keeps_its_type_and_overrides_through_production_code(cents):
+    twice = Euros.parse(f"EUR {cents}").doubled()
+    assert type(twice) is Euros and isinstance(twice, Amount) and twice == Amount(2 * cents)
+    assert str(twice) == f"EUR {2 * cents / 100:.2f}"
 
 
 def test_adding_says_so_and_warns(capsys):
@@ -148,6 +187,25 @@ with warnings.catch_warnings(record=True) as caught:
 out["printed"] = [value, sys.stdout.getvalue(), sys.stderr.getvalue()]
 sys.stdout, sys.stderr = real
 out["warned"] = [[w.category.__name__, w.category.__mro__[1].__name__, str(w.message)] for w in caught]
+
+
+class Euros(hooks.Amount):
+    @classmethod
+    def parse(cls, text):
+        return super().parse(text.removeprefix("EUR "))
+
+    def __str__(self):
+        return "EUR " + super().__str__()
+
+
+twice = Euros.parse("EUR 150").doubled()
+out["subclass"] = [str(twice), type(twice) is Euros, isinstance(twice, hooks.Amount), twice.cents, str(Euros(7)),
+                   Euros(5) == hooks.Amount(5), hooks.Amount(5).__eq__(Euros(5)), Euros(5).__eq__(3) is NotImplemented]
+try:
+    class Mixed(Point, hooks.Amount):
+        pass
+except Exception as exc:
+    out["mixed"] = str(exc)
 out["imported nothing"] = [n for n in sys.modules if n.startswith("books")] == ["books", "books.hooks"]
 out["violations"] = proxy.violations()
 print(json.dumps(out))
@@ -196,8 +254,10 @@ def test_what_a_test_passes_is_called_back_and_what_production_code_says_is_hear
     assert out["printed"] == [2, "adding 1\n", "careful\n"]
     assert out["warned"] == [["DeprecationWarning", "Warning", "noisy is deprecated"],
                              ["LedgerWarning", "UserWarning", "the target's own category"]]
+    assert out["subclass"] == ["EUR 3.00", True, True, 300, "EUR 0.07", True, True, True]
+    assert "a limit of the gate's channel" in out["mixed"] and "Mixed mixes a production class" in out["mixed"]
     assert out["imported nothing"] is True
-    assert out["violations"] == []
+    assert out["violations"] == [out["mixed"].removeprefix("oracle-gate sandbox: ")]
 
 
 def test_production_code_cannot_ask_the_test_process_for_what_it_was_not_handed(tmp_path, h):
@@ -206,8 +266,8 @@ def test_production_code_cannot_ask_the_test_process_for_what_it_was_not_handed(
     out = _drive(h, app, tmp_path, DRIVER.replace('out["violations"] =', 'out["reach"] = hooks.reach(len)\n'
                                                   'out["violations"] ='))
     assert out["reach"] == ["ChannelError", "ChannelError"]
-    assert len(out["violations"]) == 2, out["violations"]
-    assert "never passed" in out["violations"][0] and "only public attributes" in out["violations"][1]
+    assert len(out["violations"]) == 3, out["violations"]  # the two reaches and the mixed class's limit
+    assert "never passed" in out["violations"][1] and "only public attributes" in out["violations"][2]
 
 
 def _run(h, app, tmp_path, edits):
