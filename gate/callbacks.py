@@ -50,6 +50,16 @@ def passed(obj) -> list:
     return ["cb", number, callable(obj)]
 
 
+def or_passed(handle_of):
+    """`handle_of`, and for what it refuses: the object's channel form as one the test passed."""
+    def handle(obj):
+        try:
+            return handle_of(obj)
+        except NotPlain:
+            return passed(obj)
+    return handle
+
+
 def find(rest: list):
     """The test object behind a ["cb", number] the sandbox sent back."""
     if len(rest) != 1 or type(rest[0]) is not int or rest[0] not in _passed:
@@ -67,9 +77,11 @@ def release() -> None:
             del _numbers[id(obj)]
 
 
-def serve(request, encode_value, decode_handle, describe, violation) -> dict:
+def serve(request, encode_value, decode_handle, violation) -> dict:
     """Answer one call back: `encode_value` turns the result into channel form, `decode_handle` builds handles,
-    `describe` an exception, `violation(text)` records a breach of the channel's rules (and returns an error)."""
+    `violation(text)` records a breach of the channel's rules (and returns an error)."""
+    from gate.sandbox import described as describe  # an exception as the channel carries it (standard library)
+
     try:
         if type(request) is not dict or type(request.get("of")) is not int or request.get("op") not in OPS:
             raise ChannelError(f"malformed call back {str(request)[:100]}")

@@ -116,7 +116,7 @@ class Sandbox:
                 while set(reply) == {"refusal"} or "back" in reply:
                     if "back" in reply:  # production code calls an object the test passed; it waits for us
                         callbacks.collect(reply)
-                        write_frame(self.proc.stdin, _serve_back(reply["back"]))
+                        write_frame(self.proc.stdin, callbacks.serve(reply["back"], _out, _handle, _violation))
                         reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
                     else:  # written by the sandbox's hook the moment it refused
                         _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox "
@@ -324,7 +324,8 @@ class SandboxObject:
     def __mro_entries__(self, bases):
         if self._meta["kind"] != "class":
             raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['type']}, not a class")
-        return (subclass.mirror(self, SandboxObject, _crosses, lambda text: _violation(f"{CHANNEL_LIMIT}: {text}")),)
+        limit = lambda text: _violation(f"{CHANNEL_LIMIT}: {text}")  # noqa: E731
+        return (subclass.mirror(self, SandboxObject, _crosses, limit),)  # a test's class of its own: gate.subclass
 
     def __del__(self) -> None:
         number = getattr(self, "_number", None)
@@ -384,26 +385,16 @@ def _handle_of(obj):
     raise NotPlain(f"{type(obj).__module__}.{type(obj).__qualname__} is not plain data")
 
 
-def _handle_or_passed(obj):
-    try:
-        return _handle_of(obj)
-    except NotPlain:
-        return callbacks.passed(obj)  # stays here: production code calls it back over the channel
-
-
 def _out(value):
     """Arguments as plain data; handles go back as their ids, the test's own objects as numbers it keeps. What
     cannot cross is a limit of the channel, not a fault of the patch: a violation that says so."""
     try:
-        return encode(value, _handle_or_passed)
+        return encode(value, _handle_or_passed)  # the test's own objects stay here, called back
     except NotPlain as exc:
         raise _violation(f"{CHANNEL_LIMIT}: a test passed production code a value it cannot carry ({exc})") from None
 
 
-def _serve_back(request) -> dict:
-    from gate.sandbox import described
-
-    return callbacks.serve(request, _out, _handle, described, _violation)
+_handle_or_passed = callbacks.or_passed(_handle_of)
 
 
 def _handle(tag: str, rest: list):

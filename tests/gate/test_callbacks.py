@@ -87,7 +87,7 @@ def noisy(x):
     return x + 1
 '''
 
-PROPERTIES = '''"""Properties that hand production code key functions and iterators, and read its output and warnings."""
+PROPERTIES = '''"""Properties that hand production code key functions, iterators and subclasses, and read what it says."""
 
 import itertools
 
