@@ -15,7 +15,7 @@ import sys
 import types
 import warnings
 
-from gate.channel import ChannelError, NotPlain, decode
+from gate.channel import ChannelError, NotPlain, decode, loaded
 from gate.replies import exception_class
 
 OPS = {"call": None, "repr": repr, "str": str, "hash": hash, "bool": bool, "len": len, "iter": iter, "next": next,
@@ -27,6 +27,7 @@ OPS = {"call": None, "repr": repr, "str": str, "hash": hash, "bool": bool, "len"
 READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 UNPASSABLE = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
 RAISED_KEPT = 256
+NAMESPACES = frozenset({("argparse", "Namespace"), ("types", "SimpleNamespace")})
 
 _passed: dict[int, object] = {}  # number -> an object the test passed, while the sandbox holds it
 _numbers: dict[int, int] = {}  # id(object) -> its number
@@ -65,6 +66,18 @@ def find(rest: list):
     if len(rest) != 1 or type(rest[0]) is not int or rest[0] not in _passed:
         raise ChannelError(f"the sandbox named an object the test never passed ({str(rest)[:40]})")
     return _passed[rest[0]]
+
+
+def namespace(module, qualname, attributes, decode_value):
+    """An argparse.Namespace or types.SimpleNamespace the sandbox sent by value, as this process's own class."""
+    cls = loaded(module, qualname) if (module, qualname) in NAMESPACES else None
+    values = decode_value(attributes)
+    if cls is None or type(values) is not dict or not all(type(k) is str for k in values):
+        raise ChannelError(f"malformed namespace {str(module)[:40]}.{str(qualname)[:40]}")
+    made = cls()
+    for key, value in values.items():
+        setattr(made, key, value)
+    return made
 
 
 def release() -> None:

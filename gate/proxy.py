@@ -400,6 +400,8 @@ _handle_or_passed = callbacks.or_passed(_handle_of)
 def _handle(tag: str, rest: list):
     if tag == "cb":
         return callbacks.find(rest)
+    if tag == "ns" and len(rest) == 3:
+        return callbacks.namespace(*rest, lambda data: decode(data, _handle))
     if tag == "x" and len(rest) == 1:
         return exception_class(rest[0])
     if tag == "e" and len(rest) == 1:

@@ -76,6 +76,7 @@ DUNDERS = {
        for name in BINARY},
 }
 SHARED = (list, dict, set, bytearray)
+NAMESPACES = frozenset({("argparse", "Namespace"), ("types", "SimpleNamespace")})
 MUTABLE_TAGS = frozenset({"l", "d", "s", "B"})  # a value holding one of these can be changed by the call
 
 
@@ -245,6 +246,9 @@ class Objects:
             return ["x", class_path(obj)]
         if isinstance(obj, BaseException):
             return ["e", described(obj, self)]
+        namespace = _namespace(obj, self.handle)
+        if namespace is not None:
+            return namespace
         number = self.ids.get(id(obj))
         if number is None:
             number, self.next_id = self.next_id, self.next_id + 1
@@ -273,6 +277,18 @@ class Objects:
             obj = self.by_id.pop(number, None)
             if obj is not None:
                 self.ids.pop(id(obj), None)
+
+
+def _namespace(obj, handle_of) -> list | None:
+    """A standard-library attribute bag (argparse.Namespace, types.SimpleNamespace) of plain attributes, by value:
+    the test compares it with one of its own."""
+    kind = type(obj)
+    if (kind.__module__, kind.__qualname__) not in NAMESPACES or loaded(kind.__module__, kind.__qualname__) is not kind:
+        return None
+    try:
+        return ["ns", kind.__module__, kind.__qualname__, encode(dict(vars(obj)), handle_of)]
+    except (NotPlain, RecursionError):
+        return None
 
 
 def _stdlib_name(obj, kind: str) -> list | None:

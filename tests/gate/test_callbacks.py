@@ -79,6 +79,13 @@ def tolerant(callback):
         return "caught"
 
 
+def settings(**values):
+    import argparse
+    import types
+
+    return [argparse.Namespace(**values), types.SimpleNamespace(**values)]
+
+
 def noisy(x):
     print("adding", x)
     print("careful", file=sys.stderr)
@@ -206,6 +213,10 @@ try:
         pass
 except Exception as exc:
     out["mixed"] = str(exc)
+import argparse, types
+made = hooks.settings(level=2, names=["a"])
+out["namespaces"] = [made[0] == argparse.Namespace(level=2, names=["a"]), type(made[1]) is types.SimpleNamespace,
+                     made[1].names]
 out["imported nothing"] = [n for n in sys.modules if n.startswith("books")] == ["books", "books.hooks"]
 out["violations"] = proxy.violations()
 print(json.dumps(out))
@@ -256,6 +267,7 @@ def test_what_a_test_passes_is_called_back_and_what_production_code_says_is_hear
                              ["LedgerWarning", "UserWarning", "the target's own category"]]
     assert out["subclass"] == ["EUR 3.00", True, True, 300, "EUR 0.07", True, True, True]
     assert "a limit of the gate's channel" in out["mixed"] and "Mixed mixes a production class" in out["mixed"]
+    assert out["namespaces"] == [True, True, ["a"]]  # by value: they compare with the test's own
     assert out["imported nothing"] is True
     assert out["violations"] == [out["mixed"].removeprefix("oracle-gate sandbox: ")]
 
