@@ -2,11 +2,11 @@
 frames over pipes, carrying plain data only.
 
 Plain data is None, NotImplemented, Ellipsis, bool, int, float, complex, str, bytes, bytearray, memoryview (as
-bytes), Decimal, Fraction, UUID, slices, the datetime family (date, time, datetime, timedelta; time zones that are fixed offsets or zoneinfo keys),
-members of standard-library enums, and tuples, lists, dicts, sets and frozensets of those, each of its *exact*
-type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never converted. Named tuples cross as their
-class's name, fields and values (each side rebuilds one; see `named_tuple`). Anything else stays where it lives and
-crosses as a handle (an id). Nothing is ever unpickled; the decoder builds fresh objects from tagged JSON and
+bytes), Decimal, Fraction, UUID, slices, the datetime family (date, time, datetime, timedelta; time zones that are
+fixed offsets or zoneinfo keys), members of standard-library enums, and tuples, lists, dicts, sets and frozensets
+of those, each of its *exact* type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never
+converted. Named tuples cross as their class's name, fields and values (each side rebuilds one; see
+`named_tuple`). Anything else stays where it lives and crosses as a handle (an id). Nothing is ever unpickled; the decoder builds fresh objects from tagged JSON and
 rejects any tag or shape it does not know.
 
 Standard library only: the sandbox imports this module before any production code.

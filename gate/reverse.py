@@ -269,5 +269,5 @@ def from_base(obj, start: type, name: str):
     return getattr(super(start, obj), name)
 
 
-def call_from_base(obj, start: type, name: str, args: list):
-    return getattr(super(start, obj), name)(*args)
+def call_from_base(obj, start: type, name: str, args: list, kwargs: dict):
+    return getattr(super(start, obj), name)(*args, **kwargs)

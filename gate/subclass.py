@@ -13,7 +13,7 @@ functions, class and static methods, read-only properties and plain values in th
 
 # Dunders a handle answers by asking the sandbox; the mirror answers them from the base's own (the `super()`
 # of a test's subclass that overrides them).
-FROM_BASE = ("__str__", "__repr__", "__format__", "__bool__", "__len__", "__hash__", "__int__", "__float__",
+FROM_BASE = ("__init__", "__str__", "__repr__", "__format__", "__bool__", "__len__", "__hash__", "__int__", "__float__",
              "__index__", "__iter__", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__eq__",
              "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__",
              *(f"__{r}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow",
@@ -94,16 +94,14 @@ class _Inherited:
         self.owner = owner
 
     def __get__(self, instance, owner=None):
-        mirror_class = next(c for c in (owner or type(instance)).__mro__ if type(c) is _Mirror and
-                            "_gate_base" in vars(c))
-        target = instance if instance is not None else vars(owner).get("_gate_class", mirror_class._gate_base)
-        return target._dunder("from_base", _start(mirror_class), self.name)
+        target = instance if instance is not None else vars(owner).get("_gate_class", self.owner._gate_base)
+        return target._dunder("from_base", _start(self.owner), self.name)
 
 
 def _from_base(name: str):
-    def call(self, *args):
+    def call(self, *args, **kwargs):
         mirror_class = next(c for c in type(self).__mro__ if type(c) is _Mirror and "_gate_base" in vars(c))
-        return self._dunder("call_from_base", _start(mirror_class), name, list(args))
+        return self._dunder("call_from_base", _start(mirror_class), name, list(args), kwargs)
     call.__name__ = name
     return call
 

@@ -94,7 +94,7 @@ def noisy(x):
     return x + 1
 '''
 
-PROPERTIES = '''"""Properties that hand production code key functions, iterators and subclasses, and read what it says."""
+PROPERTIES = '''"""Properties that hand production code key functions, iterators and subclasses, and hear it."""
 
 import itertools
 
@@ -197,6 +197,10 @@ out["warned"] = [[w.category.__name__, w.category.__mro__[1].__name__, str(w.mes
 
 
 class Euros(hooks.Amount):
+    def __init__(self, cents, note=""):
+        super().__init__(cents=cents)
+        self.note = note
+
     @classmethod
     def parse(cls, text):
         return super().parse(text.removeprefix("EUR "))
@@ -207,6 +211,7 @@ class Euros(hooks.Amount):
 
 twice = Euros.parse("EUR 150").doubled()
 out["subclass"] = [str(twice), type(twice) is Euros, isinstance(twice, hooks.Amount), twice.cents, str(Euros(7)),
+                   Euros(1, note="n").note,
                    Euros(5) == hooks.Amount(5), hooks.Amount(5).__eq__(Euros(5)), Euros(5).__eq__(3) is NotImplemented]
 try:
     class Mixed(Point, hooks.Amount):
@@ -265,7 +270,7 @@ def test_what_a_test_passes_is_called_back_and_what_production_code_says_is_hear
     assert out["printed"] == [2, "adding 1\n", "careful\n"]
     assert out["warned"] == [["DeprecationWarning", "Warning", "noisy is deprecated"],
                              ["LedgerWarning", "UserWarning", "the target's own category"]]
-    assert out["subclass"] == ["EUR 3.00", True, True, 300, "EUR 0.07", True, True, True]
+    assert out["subclass"] == ["EUR 3.00", True, True, 300, "EUR 0.07", "n", True, True, True]
     assert "a limit of the gate's channel" in out["mixed"] and "Mixed mixes a production class" in out["mixed"]
     assert out["namespaces"] == [True, True, ["a"]]  # by value: they compare with the test's own
     assert out["imported nothing"] is True
