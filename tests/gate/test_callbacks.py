@@ -86,6 +86,17 @@ def settings(**values):
     return [argparse.Namespace(**values), types.SimpleNamespace(**values)]
 
 
+def shout(size):
+    sys.stdout.write("x" * size)
+
+
+def posing():
+    class DeprecationWarning(UserWarning):  # claims to be the builtin: pytest.warns must not take it for one
+        pass
+    DeprecationWarning.__module__ = "builtins"
+    warnings.warn("deprecated, or so it says", DeprecationWarning)
+
+
 def noisy(x):
     print("adding", x)
     print("careful", file=sys.stderr)
@@ -194,6 +205,14 @@ with warnings.catch_warnings(record=True) as caught:
 out["printed"] = [value, sys.stdout.getvalue(), sys.stderr.getvalue()]
 sys.stdout, sys.stderr = real
 out["warned"] = [[w.category.__name__, w.category.__mro__[1].__name__, str(w.message)] for w in caught]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    hooks.posing()
+out["posing"] = [caught[0].category is DeprecationWarning, issubclass(caught[0].category, UserWarning)]
+sys.stdout = io.StringIO()
+hooks.shout(2**20)
+out["bounded"] = [len(sys.stdout.getvalue()) < 2**19, "more bytes of output were dropped" in sys.stdout.getvalue()]
+sys.stdout = real[0]
 
 
 class Euros(hooks.Amount):
@@ -273,6 +292,8 @@ def test_what_a_test_passes_is_called_back_and_what_production_code_says_is_hear
     assert out["subclass"] == ["EUR 3.00", True, True, 300, "EUR 0.07", "n", True, True, True]
     assert "a limit of the gate's channel" in out["mixed"] and "Mixed mixes a production class" in out["mixed"]
     assert out["namespaces"] == [True, True, ["a"]]  # by value: they compare with the test's own
+    assert out["posing"] == [False, True]  # a stand-in under its real base, never the builtin it claims to be
+    assert out["bounded"] == [True, True]
     assert out["imported nothing"] is True
     assert out["violations"] == [out["mixed"].removeprefix("oracle-gate sandbox: ")]
 
