@@ -148,8 +148,8 @@ def collect(frame: dict) -> None:
         if type(item) is list and len(item) == 2 and item[0] in ("stdout", "stderr") and type(item[1]) is str:
             _pending.append(("output", *item))
     for item in frame.get("warnings", ()) if type(frame.get("warnings")) is list else ():
-        if type(item) is list and len(item) == 4 and type(item[1]) is str and type(item[2]) is str \
-                and type(item[3]) is int:
+        if type(item) is list and len(item) == 5 and type(item[1]) is str and type(item[2]) is str \
+                and type(item[3]) is int and type(item[4]) in (str, type(None)):
             _pending.append(("warning", *item))
 
 
@@ -163,14 +163,14 @@ def deliver() -> None:
             getattr(sys, rest[0]).write(rest[1])
     for kind, *rest in items:
         if kind == "warning":
-            path, message, filename, lineno = rest
+            path, message, filename, lineno, module = rest
             try:
                 category = exception_class(path)
             except ChannelError:
                 category = UserWarning
             if not issubclass(category, Warning):
                 category = UserWarning
-            warnings.warn_explicit(message, category, filename, lineno,
+            warnings.warn_explicit(message, category, filename, lineno, module=module,
                                    registry=_registries.setdefault(filename, {}))
     if _steering:
         raise _steering.pop()

@@ -10,6 +10,7 @@ is trusted by the test process, which decides on its own side what a call back m
 import io
 import sys
 import threading
+import types
 import warnings
 import weakref
 
@@ -77,7 +78,11 @@ class Link:
 
     def _warned(self, message, category, filename, lineno, file=None, line=None) -> None:
         if len(self.warned) < WARNINGS_LIMIT:
-            self.warned.append([self.class_path(category), str(message)[:2000], str(filename), int(lineno)])
+            # The module's name, so filters by module (`ignore::DeprecationWarning:books.hooks`) apply as they would.
+            module = next((name for name, found in list(sys.modules.items())
+                           if isinstance(found, types.ModuleType) and vars(found).get("__file__") == filename), None)
+            self.warned.append([self.class_path(category), str(message)[:2000], str(filename), int(lineno),
+                                module if type(module) is str else None])
 
     def frame(self, message: dict) -> None:
         for name, sink in self.sinks.items():

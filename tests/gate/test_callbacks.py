@@ -207,6 +207,11 @@ sys.stdout, sys.stderr = real
 out["warned"] = [[w.category.__name__, w.category.__mro__[1].__name__, str(w.message)] for w in caught]
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="books.hooks")
+    hooks.noisy(3)
+out["filtered by module"] = [w.category.__name__ for w in caught]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
     hooks.posing()
 out["posing"] = [caught[0].category is DeprecationWarning, issubclass(caught[0].category, UserWarning)]
 sys.stdout = io.StringIO()
@@ -292,6 +297,7 @@ def test_what_a_test_passes_is_called_back_and_what_production_code_says_is_hear
     assert out["subclass"] == ["EUR 3.00", True, True, 300, "EUR 0.07", "n", True, True, True]
     assert "a limit of the gate's channel" in out["mixed"] and "Mixed mixes a production class" in out["mixed"]
     assert out["namespaces"] == [True, True, ["a"]]  # by value: they compare with the test's own
+    assert out["filtered by module"] == ["LedgerWarning"]  # a filter naming production code's module applies
     assert out["posing"] == [False, True]  # a stand-in under its real base, never the builtin it claims to be
     assert out["bounded"] == [True, True]
     assert out["imported nothing"] is True
