@@ -170,7 +170,9 @@ def deliver() -> None:
                 category = UserWarning
             if not issubclass(category, Warning):
                 category = UserWarning
-            warnings.warn_explicit(message, category, filename, lineno, module=module,
-                                   registry=_registries.setdefault(filename, {}))
+            # module=None would mean "do not warn" to warn_explicit: leave it out to have it derived from the file.
+            where = {"module": module} if module is not None else {}
+            warnings.warn_explicit(message, category, filename, lineno, registry=_registries.setdefault(filename, {}),
+                                   **where)
     if _steering:
         raise _steering.pop()

@@ -86,6 +86,10 @@ def settings(**values):
     return [argparse.Namespace(**values), types.SimpleNamespace(**values)]
 
 
+def blamed_on_the_caller():
+    warnings.warn("blamed on the caller's line", UserWarning, stacklevel=2)  # a line of no module of the tree
+
+
 def shout(size):
     sys.stdout.write("x" * size)
 
@@ -212,6 +216,10 @@ with warnings.catch_warnings(record=True) as caught:
 out["filtered by module"] = [w.category.__name__ for w in caught]
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
+    hooks.blamed_on_the_caller()
+out["caller's line"] = [w.category.__name__ for w in caught]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
     hooks.posing()
 out["posing"] = [caught[0].category is DeprecationWarning, issubclass(caught[0].category, UserWarning)]
 sys.stdout = io.StringIO()
@@ -298,6 +306,7 @@ def test_what_a_test_passes_is_called_back_and_what_production_code_says_is_hear
     assert "a limit of the gate's channel" in out["mixed"] and "Mixed mixes a production class" in out["mixed"]
     assert out["namespaces"] == [True, True, ["a"]]  # by value: they compare with the test's own
     assert out["filtered by module"] == ["LedgerWarning"]  # a filter naming production code's module applies
+    assert out["caller's line"] == ["UserWarning"]
     assert out["posing"] == [False, True]  # a stand-in under its real base, never the builtin it claims to be
     assert out["bounded"] == [True, True]
     assert out["imported nothing"] is True
