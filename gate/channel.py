@@ -1,12 +1,12 @@
 """The narrow channel between the properties and the sandbox that runs production code: length-prefixed JSON
 frames over pipes, carrying plain data only.
 
-Plain data is None, bool, int, float, complex, str, bytes, bytearray, memoryview (as bytes), Decimal, Fraction,
-UUID, slices, the datetime family (date, time, datetime, timedelta; time zones that are fixed offsets or zoneinfo keys),
-members of standard-library enums, and tuples, lists, dicts, sets and frozensets of those, each of its *exact*
-type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never converted. Named tuples cross as their
-class's name, fields and values (each side rebuilds one; see `named_tuple`). Anything else stays where it lives and
-crosses as a handle (an id). Nothing is ever unpickled; the decoder builds fresh objects from tagged JSON and
+Plain data is None, NotImplemented, Ellipsis, bool, int, float, complex, str, bytes, bytearray, memoryview (as
+bytes), Decimal, Fraction, UUID, slices, the datetime family (date, time, datetime, timedelta; time zones that are
+fixed offsets or zoneinfo keys), members of standard-library enums, and tuples, lists, dicts, sets and frozensets
+of those, each of its *exact* type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never
+converted. Named tuples cross as their class's name, fields and values (each side rebuilds one; see
+`named_tuple`). Anything else stays where it lives and crosses as a handle (an id). Nothing is ever unpickled; the decoder builds fresh objects from tagged JSON and
 rejects any tag or shape it does not know.
 
 Standard library only: the sandbox imports this module before any production code.
@@ -51,6 +51,8 @@ def encode(value, handle_of=None, depth: int = 0):
     kind = type(value)
     if kind in NATIVE:
         return value
+    if value is NotImplemented or value is Ellipsis:  # a comparison's answer; a slice's `...`
+        return ["NI" if value is NotImplemented else "..."]
     if kind in CONTAINERS:
         return [CONTAINERS[kind], [encode(v, handle_of, depth + 1) for v in value]]
     if kind is dict:
@@ -100,6 +102,8 @@ def decode(data, handle=None, depth: int = 0):
     if type(data) is not list or not data or type(data[0]) is not str:
         raise ChannelError(f"malformed value {str(data)[:80]!r}")
     tag, rest = data[0], data[1:]
+    if tag in SINGLETONS and not rest:
+        return SINGLETONS[tag]
     try:
         if tag in ("t", "l", "s", "f"):
             (items,) = rest
@@ -146,6 +150,7 @@ def decode(data, handle=None, depth: int = 0):
 
 
 CLOCK_TAGS = frozenset({"dd", "dt", "tm", "td", "tz"})
+SINGLETONS = {"NI": NotImplemented, "...": Ellipsis}
 
 
 def _clock(value, handle_of=None):

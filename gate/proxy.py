@@ -32,6 +32,7 @@ import types
 import weakref
 from pathlib import Path
 
+from gate import callbacks, subclass
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
 from gate.replies import build_exception, exception_class, sync_in_place
 
@@ -106,14 +107,22 @@ class Sandbox:
                 raise _violation(f"the sandbox is gone ({self.dead}); no further calls can be answered")
             if _released:
                 message["release"], _released[:] = list(_released), []
+            callbacks.release()
             start = time.perf_counter()
             try:
                 write_frame(self.proc.stdin, message)
                 reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
                 reply = read_frame(reader)
-                while set(reply) == {"refusal"}:  # written by the sandbox's hook the moment it refused
-                    _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox refuses")
+                while set(reply) == {"refusal"} or "back" in reply:
+                    if "back" in reply:  # production code calls an object the test passed; it waits for us
+                        callbacks.collect(reply)
+                        write_frame(self.proc.stdin, callbacks.serve(reply["back"], _out, _handle, _violation))
+                        reader = _TimedReader(self.proc.stdout.fileno(), time.monotonic() + self.call_timeout)
+                    else:  # written by the sandbox's hook the moment it refused
+                        _violation(f"production code tried {str(reply['refusal'])[:300]}, which the sandbox "
+                                   "refuses")
                     reply = read_frame(reader)
+                callbacks.collect(reply)
             except NotPlain:
                 raise
             except TimeoutError:
@@ -172,6 +181,9 @@ def stats() -> dict:
 
 
 def _exception(described) -> BaseException:
+    own = callbacks.raised(described.get("origin")) if type(described) is dict else None
+    if own is not None:
+        return own  # the test's own exception, raised in a call back, that production code let through
     try:
         return build_exception(described, lambda data: decode(data, _handle))
     except ChannelError as exc:
@@ -182,7 +194,8 @@ def _raise(described) -> None:
     exc = _exception(described)
     cls = type(exc)
     name = f"{cls.__module__}.{cls.__qualname__}"
-    if not issubclass(cls, Exception) or (cls.__module__, cls.__qualname__) in STEERING:
+    # SystemExit (a CLI's exit) fails the test that meets it, or pytest.raises catches it, as under plain pytest.
+    if not issubclass(cls, (Exception, SystemExit)) or (cls.__module__, cls.__qualname__) in STEERING:
         raise _violation(f"production code raised {name}, which would steer the test run instead of failing it")
     raise exc
 
@@ -309,8 +322,10 @@ class SandboxObject:
         return self._dunder("invert")
 
     def __mro_entries__(self, bases):
-        raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['name'] or self._meta['type']} of "
-                         "production code, whose classes live in the sandbox process")
+        if self._meta["kind"] != "class":
+            raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['type']}, not a class")
+        limit = lambda text: _violation(f"{CHANNEL_LIMIT}: {text}")  # noqa: E731
+        return (subclass.mirror(self, SandboxObject, _crosses, limit),)  # a test's class of its own: gate.subclass
 
     def __del__(self) -> None:
         number = getattr(self, "_number", None)
@@ -361,7 +376,7 @@ def _exact(value, kind: type, what: str):
 
 
 def _handle_of(obj):
-    if type(obj) is SandboxObject:
+    if isinstance(obj, SandboxObject):  # an instance of a test's subclass of a production class too
         return ["h", obj._number]
     if type(obj) is SandboxZone:
         return ["h", obj.handle._number]
@@ -371,15 +386,22 @@ def _handle_of(obj):
 
 
 def _out(value):
-    """Arguments as plain data; handles go back as their ids. What cannot cross is a limit of the channel, not a
-    fault of the patch: a violation that says so."""
+    """Arguments as plain data; handles go back as their ids, the test's own objects as numbers it keeps. What
+    cannot cross is a limit of the channel, not a fault of the patch: a violation that says so."""
     try:
-        return encode(value, _handle_of)
+        return encode(value, _handle_or_passed)  # the test's own objects stay here, called back
     except NotPlain as exc:
         raise _violation(f"{CHANNEL_LIMIT}: a test passed production code a value it cannot carry ({exc})") from None
 
 
+_handle_or_passed = callbacks.or_passed(_handle_of)
+
+
 def _handle(tag: str, rest: list):
+    if tag == "cb":
+        return callbacks.find(rest)
+    if tag == "ns" and len(rest) == 3:
+        return callbacks.namespace(*rest, lambda data: decode(data, _handle))
     if tag == "x" and len(rest) == 1:
         return exception_class(rest[0])
     if tag == "e" and len(rest) == 1:
@@ -387,7 +409,7 @@ def _handle(tag: str, rest: list):
     if tag != "h" or len(rest) != 2 or type(rest[0]) is not int or type(rest[1]) is not dict:
         raise ChannelError(f"unknown value tag {tag!r}")
     number, meta = rest
-    if set(meta) != {"kind", "type", "name", "package", "stdlib"} or not all(
+    if set(meta) - {"sub"} != {"kind", "type", "name", "package", "stdlib"} or not all(
             type(meta[k]) is str for k in ("kind", "type", "name")) or type(meta["package"]) is not bool:
         raise ChannelError("malformed handle")
     ours = _stdlib_object(meta["stdlib"], meta["kind"])
@@ -400,7 +422,8 @@ def _handle(tag: str, rest: list):
         _released.remove(number)  # a handle the sandbox just sent again is alive again
     found = _live.get(number)
     if found is None:
-        found = _live[number] = SandboxObject(number, meta)
+        found = _live[number] = subclass.instance(callbacks.find([meta["sub"]]), SandboxObject, number, meta) \
+            if type(meta.get("sub")) is int else SandboxObject(number, meta)
     if meta["kind"] == "tzinfo":  # datetime needs a real tzinfo: one whose methods ask the sandbox's
         zone = _zones.get(number)
         if zone is None:
@@ -455,6 +478,7 @@ def _ask(message: dict, sent: tuple | None = None):
     if _sandbox is None:
         raise _violation("production code was called before the sandbox started")
     reply = _sandbox.request(message)
+    callbacks.deliver()
     if "after_refused" in reply:
         raise _violation(f"an argument production code changed in place cannot cross back: "
                          f"{str(reply['after_refused'])[:300]}")
@@ -536,6 +560,7 @@ class TargetFinder(importlib.abc.MetaPathFinder):
         if fullname.split(".")[0] not in self.names:
             return None
         reply = _sandbox.request({"op": "import", "module": fullname})
+        callbacks.deliver()
         raised = reply.get("raise")
         if type(raised) is dict and type(raised.get("mro")) is list and raised["mro"][:1] == [
                 ["builtins", "ModuleNotFoundError"]]:

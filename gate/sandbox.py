@@ -33,6 +33,7 @@ import types
 import urllib.parse
 
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
+from gate.reverse import SUBCLASSES, Link, Remote, call_from_base, from_base, subclass
 
 REFUSED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.posix_spawnp", "os.fork", "os.forkpty", "pty.spawn",
@@ -67,12 +68,15 @@ DUNDERS = {
     "index": operator.index, "format": format, "round": round, "reversed": reversed,
     "isinstance": lambda cls, obj: isinstance(obj, cls), "issubclass": lambda cls, sub: issubclass(sub, cls),
     "setattr": setattr, "delattr": delattr,
+    "dir": lambda obj: [str(n) for n in dir(obj)], "subclass": subclass, "from_base": from_base,
+    "call_from_base": call_from_base,
     "names": lambda module: [str(n) for n in getattr(module, "__all__", None) or vars(module) if not n.startswith("_")],
     **{name: getattr(operator, f"{name}_" if name in ("and", "or") else name) for name in BINARY},
     **{f"r{name}": (lambda op: lambda a, b: op(b, a))(getattr(operator, f"{name}_" if name in ("and", "or") else name))
        for name in BINARY},
 }
 SHARED = (list, dict, set, bytearray)
+NAMESPACES = frozenset({("argparse", "Namespace"), ("types", "SimpleNamespace")})
 MUTABLE_TAGS = frozenset({"l", "d", "s", "B"})  # a value holding one of these can be changed by the call
 
 
@@ -233,12 +237,18 @@ class Objects:
         self.by_id: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(obj) -> handle id, while the handle lives
         self.next_id = 1
+        self.link: Link | None = None
 
     def handle(self, obj):
+        if isinstance(obj, Remote) and obj._link is self.link:
+            return ["cb", obj._number]  # the test process's own object goes home as itself
         if isinstance(obj, type) and issubclass(obj, BaseException):
             return ["x", class_path(obj)]
         if isinstance(obj, BaseException):
             return ["e", described(obj, self)]
+        namespace = _namespace(obj, self.handle)
+        if namespace is not None:
+            return namespace
         number = self.ids.get(id(obj))
         if number is None:
             number, self.next_id = self.next_id, self.next_id + 1
@@ -250,11 +260,16 @@ class Objects:
         meta = {"kind": kind, "type": f"{type(obj).__module__}.{type(obj).__qualname__}",
                 "name": name if type(name) is str else "",
                 "package": kind == "module" and hasattr(obj, "__path__"), "stdlib": _stdlib_name(obj, kind)}
+        test_class = SUBCLASSES.get(type(obj))
+        if test_class is not None:
+            meta["sub"] = test_class._number  # an instance of a test's subclass: the test sees its own class
         return ["h", number, meta]
 
     def get(self, tag, rest):
         if tag == "h" and len(rest) == 1 and type(rest[0]) is int and rest[0] in self.by_id:
             return self.by_id[rest[0]]
+        if tag == "cb" and self.link is not None:
+            return self.link.remote(rest)
         raise ChannelError(f"unknown handle {rest!r}")
 
     def release(self, numbers) -> None:
@@ -262,6 +277,18 @@ class Objects:
             obj = self.by_id.pop(number, None)
             if obj is not None:
                 self.ids.pop(id(obj), None)
+
+
+def _namespace(obj, handle_of) -> list | None:
+    """A standard-library attribute bag (argparse.Namespace, types.SimpleNamespace) of plain attributes, by value:
+    the test compares it with one of its own."""
+    kind = type(obj)
+    if (kind.__module__, kind.__qualname__) not in NAMESPACES or loaded(kind.__module__, kind.__qualname__) is not kind:
+        return None
+    try:
+        return ["ns", kind.__module__, kind.__qualname__, encode(dict(vars(obj)), handle_of)]
+    except (NotPlain, RecursionError):
+        return None
 
 
 def _stdlib_name(obj, kind: str) -> list | None:
@@ -370,30 +397,41 @@ def described(exc: BaseException, objects: "Objects | None" = None, depth: int =
     return found
 
 
-def serve(chan_in, chan_out, wall: str = "") -> None:
+def serve(chan_in, chan_out, wall: str = "", link: Link | None = None) -> None:
     objects = Objects()
+    link = link or Link(chan_in, chan_out, objects, None)
+    link.objects, link.answer, objects.link = objects, functools.partial(answer, objects, link, wall), link
     while True:
         try:
             message = read_frame(chan_in)
         except ChannelError:
             return  # the properties' side is done
-        objects.release(message.get("release"))
-        reply: dict = {}
-        try:
-            value = perform(message, objects, reply)
-            # A list, dict, set or bytearray read off a module or object is that very container, so a test that
-            # changes it (`registry.add(...)`) changes what production code reads; results of calls cross by value.
-            shared = message.get("op") == "getattr" and type(value) in SHARED
-            reply["value"] = objects.handle(value) if shared else encode(value, objects.handle)
-        except (ChannelError, RecursionError) as exc:
-            reply["refused"] = str(exc)
-        except BaseException as exc:  # the target's own exceptions cross with their class path and attributes
-            reply["raise"] = described(exc, objects)
-        reply["wall"] = wall
-        try:
-            write_frame(chan_out, reply)
-        except (ChannelError, TypeError, ValueError) as exc:
-            write_frame(chan_out, {"refused": f"the reply could not be sent: {exc}"})
+        link.answer(message)
+
+
+def answer(objects: Objects, link: Link, wall: str, message: dict) -> None:
+    """Perform one request of the properties' side and write its reply (with what production code printed and
+    warned meanwhile)."""
+    objects.release(message.get("release"))
+    reply: dict = {}
+    try:
+        value = perform(message, objects, reply)
+        # A list, dict, set or bytearray read off a module or object is that very container, so a test that
+        # changes it (`registry.add(...)`) changes what production code reads; results of calls cross by value.
+        shared = message.get("op") == "getattr" and type(value) in SHARED
+        reply["value"] = objects.handle(value) if shared else encode(value, objects.handle)
+    except (ChannelError, RecursionError) as exc:
+        reply["refused"] = str(exc)
+    except BaseException as exc:  # the target's own exceptions cross with their class path and attributes
+        reply["raise"] = described(exc, objects)
+        origin = link.origin(exc)
+        if origin is not None:
+            reply["raise"]["origin"] = origin  # raised by the test's own code: it gets its own exception back
+    reply["wall"] = wall
+    try:
+        link.frame(reply)
+    except (ChannelError, TypeError, ValueError) as exc:
+        link.frame({"refused": f"the reply could not be sent: {exc}"})
 
 
 def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
@@ -423,6 +461,9 @@ def main(settings: dict):
         os.path.dirname(os.path.abspath(__file__)))  # the gate's own source, for tracebacks
     set_budget(float(settings["budget"]))
     wall = build_wall(read_roots, scratch)
+    link = Link(chan_in, chan_out, None, None)
+    link.class_path = class_path
+    link.capture()
     _disguise()  # before the hook is made from its code
     install_hook(read_roots, scratch, chan_out.fileno(), not wall)
     sys.path[:0] = production
@@ -430,7 +471,7 @@ def main(settings: dict):
     sys.pycache_prefix = os.path.join(scratch, ".bytecode")  # never read a cached .pyc of the tree (and -B: write none)
     for name in [n for n in sys.modules if n == "gate" or n.startswith("gate.")]:
         del sys.modules[name]  # production code has no business with the gate's modules
-    return functools.partial(serve, chan_in, chan_out, wall)
+    return functools.partial(serve, chan_in, chan_out, wall, link)
 
 
 def _disguise() -> None:
@@ -438,9 +479,11 @@ def _disguise() -> None:
     gate: their code says `<string>`, as a `python -c` program's would, and their modules carry no name, file or
     docstring of ours."""
     import gate.channel as channel
+    import gate.replies as replies
+    import gate.reverse as reverse
 
-    ours = (__name__, channel.__name__)
-    for module in (sys.modules[__name__], channel):
+    ours = (__name__, channel.__name__, replies.__name__, reverse.__name__)
+    for module in (sys.modules[__name__], channel, replies, reverse):
         namespace = vars(module)
         for value in list(namespace.values()):
             for function in _functions(value, ours):
