@@ -14,7 +14,6 @@ violation whatever the test did with the error.
 """
 
 import atexit
-import datetime
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -33,7 +32,7 @@ import weakref
 from pathlib import Path
 
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
-from gate.replies import build_exception, exception_class, sync_in_place
+from gate.replies import SandboxZone, build_exception, exception_class, sync_in_place
 
 # The sandbox's command line names nothing of the gate: it reads its boot code, with its settings, as the first
 # length-prefixed bytes of its input (unbuffered: what follows is the channel's).
@@ -202,11 +201,11 @@ class SandboxObject:
 
     def __getattr__(self, name: str):
         if name in SandboxObject.__slots__:
-            raise AttributeError(name)  # a handle made without __init__ (copy, pickle): it stands for nothing
+            raise AttributeError(name)  # a handle made without __init__ (object.__new__): it stands for nothing
         if name in ("__name__", "__qualname__") and self._meta["name"]:
             return self._meta["name"]
         if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)  # introspection (inspect, copy, pickle) stays on this side
+            raise AttributeError(name)  # introspection (inspect, typing) stays on this side
         return _ask({"op": "getattr", "of": self._number, "name": name})
 
     def __setattr__(self, name, value):
@@ -312,10 +311,28 @@ class SandboxObject:
         raise _violation(f"{CHANNEL_LIMIT}: a test subclasses {self._meta['name'] or self._meta['type']} of "
                          "production code, whose classes live in the sandbox process")
 
+    def __reduce_ex__(self, protocol):
+        """pickle: the sandbox pickles its object; this side keeps the bytes unread and hands them back to the
+        sandbox to unpickle, so nothing production code pickled is ever unpickled in the test process."""
+        return unpickled, (_exact(self._dunder("pickle", protocol), bytes, "pickle.dumps()"),)
+
+    def __copy__(self):
+        return self._dunder("copy")
+
+    def __deepcopy__(self, memo):
+        return self._dunder("deepcopy")
+
     def __del__(self) -> None:
         number = getattr(self, "_number", None)
         if number is not None:
             _released.append(number)
+
+
+def unpickled(data: bytes):
+    """What the sandbox unpickles from bytes it pickled: a new handle (or plain data), never an object built here."""
+    if type(data) is not bytes:
+        raise TypeError(f"a pickled sandbox object is bytes, not {type(data).__name__}")
+    return _ask({"op": "unpickle", "data": _out(data)})
 
 
 def _binary(name: str):
@@ -407,34 +424,6 @@ def _handle(tag: str, rest: list):
             zone = _zones[number] = SandboxZone(found)
         return zone
     return found
-
-
-class SandboxZone(datetime.tzinfo):
-    """A time zone of the target's own classes, for this side's datetimes; each method asks the sandbox."""
-
-    def __init__(self, handle: SandboxObject) -> None:
-        self.handle = handle
-
-    def utcoffset(self, dt):
-        return self.handle.utcoffset(dt)
-
-    def dst(self, dt):
-        return self.handle.dst(dt)
-
-    def tzname(self, dt):
-        return self.handle.tzname(dt)
-
-    def fromutc(self, dt):
-        return self.handle.fromutc(dt)
-
-    def __eq__(self, other):
-        return self.handle == (other.handle if type(other) is SandboxZone else other)
-
-    def __hash__(self):
-        return hash(self.handle)
-
-    def __repr__(self):
-        return repr(self.handle)
 
 
 _zones: "weakref.WeakValueDictionary[int, SandboxZone]" = weakref.WeakValueDictionary()

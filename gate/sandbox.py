@@ -16,6 +16,7 @@ Standard library only (and gate.channel): it runs before and beside production c
 
 import _imp
 import builtins
+import copy
 import datetime
 import functools
 import importlib
@@ -24,6 +25,7 @@ import itertools
 import json
 import operator
 import os
+import pickle
 import posix
 import resource
 import struct
@@ -66,7 +68,8 @@ DUNDERS = {
     "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert, "int": int, "float": float,
     "index": operator.index, "format": format, "round": round, "reversed": reversed,
     "isinstance": lambda cls, obj: isinstance(obj, cls), "issubclass": lambda cls, sub: issubclass(sub, cls),
-    "setattr": setattr, "delattr": delattr,
+    "setattr": setattr, "delattr": delattr, "copy": copy.copy, "deepcopy": copy.deepcopy,
+    "pickle": lambda obj, protocol: pickle.dumps(obj, protocol),
     "names": lambda module: [str(n) for n in getattr(module, "__all__", None) or vars(module) if not n.startswith("_")],
     **{name: getattr(operator, f"{name}_" if name in ("and", "or") else name) for name in BINARY},
     **{f"r{name}": (lambda op: lambda a, b: op(b, a))(getattr(operator, f"{name}_" if name in ("and", "or") else name))
@@ -289,6 +292,11 @@ def perform(message: dict, objects: Objects, reply: dict):
     op = message.get("op")
     if op == "import":
         return importlib.import_module(str(message["module"]))
+    if op == "unpickle":  # bytes this process pickled, handed back unread by the other side
+        data = decode(message.get("data"))
+        if type(data) is not bytes:
+            raise ChannelError("unpickle takes bytes")
+        return pickle.loads(data)
     target = objects.get("h", [message.get("of")])
     sent = [message.get("args", ["l", []]), message.get("kwargs", ["d", []])]
     args = decode(sent[0], objects.get)
