@@ -31,6 +31,8 @@ REFACTORS = {
                    "    return '-'.join(word.split('_'))\n"),
     "isodate": ("src/isodate/isodates.py", "    return strftime(tdate, format, yeardigits)\n",
                 "    text = strftime(tdate, format, yeardigits)\n    return text\n"),
+    "webcolors": ("src/webcolors/_normalization.py", '        hex_digits = "".join(2 * s for s in hex_digits)\n',
+                  '        hex_digits = "".join(s + s for s in hex_digits)\n'),
     "semver": ("src/semver/version.py", "        cls = type(self)\n        return cls(self._major + 1)\n",
                "        return type(self)(major=self._major + 1)\n"),
 }
