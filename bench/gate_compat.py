@@ -27,6 +27,7 @@ REFACTORS = {
                 '    return FixedOffset(hours, minutes, description)\n',
                 '    factor = -1 if sign == "-" else 1\n'
                 '    return FixedOffset(factor * hours, factor * minutes, description)\n'),
+    "idna": ("idna/core.py", "    return len(label) <= 63\n", "    return not len(label) > 63\n"),
     "inflection": ("inflection/__init__.py", "    return word.replace('_', '-')\n",
                    "    return '-'.join(word.split('_'))\n"),
     "isodate": ("src/isodate/isodates.py", "    return strftime(tdate, format, yeardigits)\n",

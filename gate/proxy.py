@@ -460,6 +460,8 @@ def _ask(message: dict, sent: tuple | None = None):
 
 
 CHANNEL_LIMIT = "a limit of the gate's channel, not a fault of the patch"
+# A module's own metadata that tests read (`from idna.package_data import __version__`), asked of the sandbox.
+METADATA = re.compile(r"__(version|version_info|author|license|copyright|email|title|url|description|credits)__")
 
 
 def _answer(reply: dict):
@@ -480,8 +482,8 @@ class TargetModule(types.ModuleType):
     def __getattr__(self, name: str):
         if name == "__all__":  # `from target import *`: the module's __all__, else its public names
             return _exact(self.__dict__["_gate_handle"]._dunder("names"), list, "__all__")
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
+        if name.startswith("__") and name.endswith("__") and not METADATA.fullmatch(name):
+            raise AttributeError(name)  # the import system's and introspection's own names stay on this side
         value = self.__dict__["_gate_handle"]._dunder_getattr(name)
         if isinstance(value, (SandboxObject, TargetModule, type)):
             self.__dict__[name] = value  # functions and classes are fixed: the same object each time

@@ -1,6 +1,6 @@
 """Pickling and copying the target's objects through the sandbox: the sandbox pickles and unpickles them; the test
 process holds only the sandbox's bytes, unread, or a new handle. A class whose pickle would run code on loading
-runs it in the sandbox, never in the test process."""
+runs it in the sandbox, never in the test process. (A module's own `__version__` is read the same way.)"""
 
 import json
 import subprocess
@@ -10,6 +10,8 @@ from pathlib import Path
 KEEP = '''"""Objects a property pickles and copies."""
 
 import datetime
+
+__version__ = "1.2"
 
 
 class Box:
@@ -54,9 +56,10 @@ import pytest  # imported before the finder, as the gate's bootstrap does
 import gate.proxy as proxy
 
 proxy.install(sys.argv[1], [sys.argv[2]], {"exclude": [], "budget": 60, "call_timeout": 20})
-from keep import Box, Rigged, UTC
+from keep import Box, Rigged, UTC, __version__
+import keep
 
-out = {}
+out = {"metadata": [__version__, hasattr(keep, "__nothing__"), hasattr(keep, "__wrapped__")]}
 box = Box([1, 2])
 for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
     back = pickle.loads(pickle.dumps(box, protocol))
@@ -101,6 +104,7 @@ def test_handles_pickle_and_copy_in_the_sandbox_and_a_rigged_pickle_runs_nothing
                           text=True, env=h.cli_env(), timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["metadata"] == ["1.2", False, False]  # a module's own __version__ is read where it lives
     assert out["round trips"] == [[True, True, True]] * 6
     # All this side's unpickler ever resolves is the gate's own function; the sandbox's bytes are its argument.
     assert out["names this side loads"] == [["gate.proxy", "unpickled"]]
