@@ -18,10 +18,7 @@ LATER = ("    import time\n    if time.time() > 1924992000:\n        return [sha
 def _run(h, app, tmp_path, edits, *extra):
     patch = tmp_path / f"p{len(list(tmp_path.glob('*.diff')))}.diff"
     patch.write_text(h.make_patch(app, edits, tmp_path))
-    oracle = app / "oracle"
-    return h.gate_json("run", "--app", app, "--patch", patch, "--deny", oracle / "path_deny.txt",
-                       "--manifest", oracle / "fixtures" / "manifest.json", "--ledger", oracle / "ledger.json",
-                       "--out", tmp_path / "verdict.json", *extra)
+    return h.gate_json(*h.run_args(app, patch, *extra))
 
 
 def _check(verdict, name):
