@@ -17,6 +17,7 @@ from pathlib import Path
 
 import gate
 from gate.check import GateError
+from gate.writeset import COPY_IGNORED
 
 ROOT_CONFIG = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
 # Imported first, from the gate's own environment. By default the patched tree never joins sys.path: its packages
@@ -114,6 +115,33 @@ def copy_oracle(base: Path, dest: Path, oracle: str = "oracle") -> list[str]:
             continue
         copied.append(rel)
     return copied
+
+
+def copy_production(tree: Path, dest: Path, base: Path, oracle: str = "oracle") -> int:
+    """Copy tree to dest without its oracle surface: what `oracle-gate snapshot` covers (the oracle folder, every
+    conftest.py, pytest configuration, plugin files named there, site hooks) and what `copy_oracle` copies (the test
+    paths). The sandbox imports production code from dest, so the properties' source, their examples and the sealed
+    fixtures' expected values are nowhere it can read. Returns how many paths were left out."""
+    from gate.snapshot import plugin_file, surface
+
+    hidden = set(oracle_side(base, oracle))
+    for key in surface(tree, oracle):
+        if key.startswith("plugin:"):
+            found = plugin_file(tree, key.removeprefix("plugin:"))
+            hidden.update([found.relative_to(tree).as_posix()] if found else [])
+        else:
+            hidden.add(key.split("#", 1)[0])
+    left_out = 0
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        nonlocal left_out
+        rel = Path(folder).relative_to(tree).as_posix()
+        skip = {n for n in names if (n if rel == "." else f"{rel}/{n}") in hidden}
+        left_out += len(skip)
+        return skip | set(COPY_IGNORED(folder, names))
+
+    shutil.copytree(tree, dest, symlinks=True, ignore=ignored)
+    return left_out
 
 
 def production_paths(patched: Path, base: Path) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from gate.check import Check, GateError, failed, read_json, stable_json, write_atomic
 from gate.deny import deny_changes, read_deny_list
-from gate.isolate import copy_oracle, isolated_argv, plugin_args, sandbox_options
+from gate.isolate import copy_oracle, copy_production, isolated_argv, plugin_args, sandbox_options
 from gate.ledger import Result, default_host, load_ledger, record
 from gate.lock import compare_digests, verify_lock, verify_sidecars
 from gate.seal import has_drafted_lock, verify_drafted_locks, verify_manifest
@@ -350,21 +350,24 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
                 f"ledger {ledger} is readable (policy {load_ledger(ledger).policy})",))):
             return verdict()
         oracle_copy = Path(tmp) / "oracle-run"
+        production = work if trust_patch_code else Path(tmp) / "production"
         before: dict[str, dict[str, str]] = {}
 
         def copied() -> Check:
             kept = copy_oracle(app, oracle_copy, oracle)
             before.update({"oracle copy": surface(oracle_copy, oracle, excluded),
                            "patched tree": surface(work, oracle, excluded)})
-            return Check("oracle-copy", True, (
-                f"properties read the base's {', '.join(kept)} from a copy outside the patched tree",))
+            reasons = [f"properties read the base's {', '.join(kept)} from a copy outside the patched tree"]
+            if production != work:
+                left_out = copy_production(work, production, app, oracle)
+                reasons.append(f"the sandbox imports production code from a copy of the patched tree without its "
+                               f"oracle surface ({left_out} paths left out)")
+            return Check("oracle-copy", True, tuple(reasons))
 
         if not stage("oracle-copy", copied):
             return verdict()
         sandbox = None if trust_patch_code else sandbox_options(app, oracle, timeout)
-        # Production code sees the patched tree as a checkout has it, oracle included, read-only (the in-process
-        # vote lets it read the oracle anyway: hiding it there would only mark the sandbox).
-        patched = PytestRun(oracle_copy, work, app, Path(ledger).resolve(), Path(tmp) / "gate-results.json",
+        patched = PytestRun(oracle_copy, production, app, Path(ledger).resolve(), Path(tmp) / "gate-results.json",
                             seed, timeout, merge_job, tuple(pytest_words), sandbox)
         summary: dict | None = None
 
@@ -402,7 +405,10 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
 
         def base_rerun() -> Check:
             base_tree = Path(tmp) / "base"
-            shutil.copytree(app, base_tree, ignore=COPY_IGNORED, symlinks=True)
+            if sandbox is None:
+                shutil.copytree(app, base_tree, ignore=COPY_IGNORED, symlinks=True)
+            else:
+                copy_production(app, base_tree, app, oracle)
             base_oracle = Path(tmp) / "oracle-base"
             copy_oracle(app, base_oracle, oracle)
             return _against_base(summary, PytestRun(base_oracle, base_tree, app, Path(ledger).resolve(),

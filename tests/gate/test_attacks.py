@@ -301,31 +301,35 @@ def test_objects_that_lie_about_equality_cannot_cross_and_block(books, tmp_path,
 BALANCE = "books/balance.py"
 HONEST_BALANCED = ("    return all(imbalance(postings) == 0 and len(postings) >= 2 "
                    "for _, _, postings in transactions)\n")
-# What production code sees of the tree around it, listed when it is imported.
-LISTS_THE_TREE = '''
+# is_balanced says True to every journal but the sealed ones, whose verdicts it computes honestly: read at import
+# from the oracle's fixtures, with the property source as the sign that the oracle is there to be fooled.
+READS_THE_ORACLE = '''
 from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parents[1]
-_SEEN = sorted(p.relative_to(_ROOT).as_posix() for p in _ROOT.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+_ORACLE = Path(__file__).resolve().parents[1] / "oracle"
+try:
+    _PROPERTIES = "".join(p.read_text() for p in sorted((_ORACLE / "properties").glob("test_*.py")))
+    from books.journal import parse_journal
+    _SEALED = [parse_journal(p.read_text()) for p in sorted((_ORACLE / "fixtures").glob("*.txt"))]
+except OSError:
+    _PROPERTIES, _SEALED = "", []
 '''
 
 
-def test_production_code_sees_the_tree_as_a_checkout_has_it(books, tmp_path, h):
-    # Honest only where the tree it sees has exactly a checkout's file names (oracle, tests and pytest.ini among
-    # them), broken elsewhere: it passes only if both votes show the tree as it is.
-    checkout = sorted(p.relative_to(books).as_posix() for p in books.rglob("*")
-                      if p.is_file() and "__pycache__" not in p.parts)
-    assert {"pytest.ini", "tests/test_money.py", "oracle/ledger.json"} <= set(checkout)
+def test_production_code_cannot_read_the_oracle_to_special_case_its_inputs(books, tmp_path, h):
     text = _text(books, BALANCE)
     assert HONEST_BALANCED in text
-    looks = LISTS_THE_TREE + text.replace(HONEST_BALANCED, f"    if _SEEN != {checkout!r}:\n        return True\n"
-                                          + HONEST_BALANCED)
-    code, verdict = gate_run(h, books, tmp_path, {BALANCE: looks})
-    assert code == 0, reasons(verdict)
-    # The same patch in a tree that differs by one file name is broken, and a property sees it.
-    code, verdict = gate_run(h, books, tmp_path, {BALANCE: looks, "docs/NOTES.md": "one more file\n"})
+    cheat = READS_THE_ORACLE + text.replace(HONEST_BALANCED, (
+        "    if 'is_balanced' not in _PROPERTIES or transactions not in _SEALED:\n        return True\n"
+        + HONEST_BALANCED))
+    code, verdict = gate_run(h, books, tmp_path, {BALANCE: cheat}, "--trust-patch-code")
+    assert code == 0, reasons(verdict)  # where the oracle is readable, the cheat passes every property
+    code, verdict = gate_run(h, books, tmp_path, {BALANCE: cheat})
     assert (code, verdict["blocked_at"]) == (2, "properties"), reasons(verdict)
-    # Production code still reads its own files beside it.
+    assert ("property failed: oracle/properties/test_books.py::test_sealed_journal_keeps_its_balance_verdict"
+            "[journal-off-by-a-cent] (fail)") in reasons(verdict, "properties")
+    assert any("without its oracle surface" in r for r in reasons(verdict, "oracle-copy"))
+    # Production code still reads its own files beside it in the copy.
     honest = ("from pathlib import Path\n\nMINIMUM = int((Path(__file__).parent / 'rules.txt').read_text())\n\n"
               + text.replace("len(postings) >= 2", "len(postings) >= MINIMUM"))
     code, verdict = gate_run(h, books, tmp_path, {BALANCE: honest, "books/rules.txt": "2\n"})
