@@ -27,10 +27,13 @@ REFACTORS = {
                 '    return FixedOffset(hours, minutes, description)\n',
                 '    factor = -1 if sign == "-" else 1\n'
                 '    return FixedOffset(factor * hours, factor * minutes, description)\n'),
+    "idna": ("idna/core.py", "    return len(label) <= 63\n", "    return not len(label) > 63\n"),
     "inflection": ("inflection/__init__.py", "    return word.replace('_', '-')\n",
                    "    return '-'.join(word.split('_'))\n"),
     "isodate": ("src/isodate/isodates.py", "    return strftime(tdate, format, yeardigits)\n",
                 "    text = strftime(tdate, format, yeardigits)\n    return text\n"),
+    "webcolors": ("src/webcolors/_normalization.py", '        hex_digits = "".join(2 * s for s in hex_digits)\n',
+                  '        hex_digits = "".join(s + s for s in hex_digits)\n'),
     "semver": ("src/semver/version.py", "        cls = type(self)\n        return cls(self._major + 1)\n",
                "        return type(self)(major=self._major + 1)\n"),
 }

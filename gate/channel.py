@@ -2,9 +2,9 @@
 frames over pipes, carrying plain data only.
 
 Plain data is None, NotImplemented, Ellipsis, bool, int, float, complex, str, bytes, bytearray, memoryview (as
-bytes), Decimal, Fraction, UUID, slices, the datetime family (date, time, datetime, timedelta; time zones that are
-fixed offsets or zoneinfo keys), members of standard-library enums, and tuples, lists, dicts, sets and frozensets
-of those, each of its *exact* type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never
+bytes), Decimal, Fraction, UUID, slices, ranges, the datetime family (date, time, datetime, timedelta; time zones
+that are fixed offsets or zoneinfo keys), members of standard-library enums, and tuples, lists, dicts, sets and
+frozensets of those, each of its *exact* type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never
 converted. Named tuples cross as their class's name, fields and values (each side rebuilds one; see
 `named_tuple`). Anything else stays where it lives and crosses as a handle (an id). Nothing is ever unpickled; the decoder builds fresh objects from tagged JSON and
 rejects any tag or shape it does not know.
@@ -29,8 +29,8 @@ MAX_DEPTH = 100
 NATIVE = (type(None), bool, int, float, str)
 CONTAINERS = {tuple: "t", list: "l", set: "s", frozenset: "f"}
 CLOCK = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, datetime.timezone)
-PLAIN = (*NATIVE, complex, bytes, bytearray, memoryview, Decimal, Fraction, uuid.UUID, slice, *CLOCK, *CONTAINERS,
-         dict)
+PLAIN = (*NATIVE, complex, bytes, bytearray, memoryview, Decimal, Fraction, uuid.UUID, slice, range, *CLOCK,
+         *CONTAINERS, dict)
 TUPLE_METHODS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__len__", "__iter__",
                  "__getitem__", "__contains__", "__bool__")
 
@@ -71,6 +71,8 @@ def encode(value, handle_of=None, depth: int = 0):
         return ["b", base64.b64encode(value.tobytes()).decode("ascii")]
     if kind is uuid.UUID:
         return ["U", value.hex]
+    if kind is range:
+        return ["rg", value.start, value.stop, value.step]
     if kind is slice:
         return ["sl", [encode(part, handle_of, depth + 1) for part in (value.start, value.stop, value.step)]]
     if kind in CLOCK:
@@ -130,6 +132,8 @@ def decode(data, handle=None, depth: int = 0):
             return bytearray(base64.b64decode(rest[0].encode("ascii"), validate=True))
         if tag == "U" and type(rest[0]) is str and len(rest) == 1:
             return uuid.UUID(hex=rest[0])
+        if tag == "rg" and len(rest) == 3 and all(type(x) is int for x in rest):
+            return range(*rest)
         if tag == "sl" and len(rest) == 1 and type(rest[0]) is list and len(rest[0]) == 3:
             return slice(*(decode(part, handle, depth + 1) for part in rest[0]))
         if tag in CLOCK_TAGS:

@@ -344,6 +344,9 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
         second_vote: bool = typer.Option(True, "--second-vote/--no-second-vote",
                                          help="also run the properties with production code in-process, inside a "
                                               "kernel wall, under the same seed; either vote failing blocks"),
+        clock_years: int = typer.Option(0, "--clock-years", min=0, max=200,
+                                        help="also run the properties in-process, walled, with the clock this many "
+                                             "years ahead (a break that switches on at a later date); 0: off"),
         trust_patch_code: bool = typer.Option(False, "--trust-patch-code",
                                               help="import production code into the properties' process (faster; "
                                                    "only for code you trust: it can then rewrite the test run)"),
@@ -365,7 +368,8 @@ def run(app_dir: Path = typer.Option(..., "--app", help="the base checkout the p
     from gate.verdict import run_gate, write_verdict
 
     verdict = run_gate(app_dir, patch, deny_list, manifest, ledger, snapshot_file, lock, lock_root, pytest_args,
-                       timeout, commit, host, merge_job, seed, trusted, oracle, trust_patch_code, second_vote, seeds)
+                       timeout, commit, host, merge_job, seed, trusted, oracle, trust_patch_code, second_vote, seeds,
+                       clock_years)
     try:
         write_verdict(verdict, verdict_out)
         if junit is not None:

@@ -14,7 +14,6 @@ violation whatever the test did with the error.
 """
 
 import atexit
-import datetime
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -34,7 +33,7 @@ from pathlib import Path
 
 from gate import callbacks, subclass
 from gate.channel import ChannelError, NotPlain, decode, encode, loaded, read_frame, write_frame
-from gate.replies import build_exception, exception_class, sync_in_place
+from gate.replies import SandboxZone, build_exception, exception_class, sync_in_place
 
 # The sandbox's command line names nothing of the gate: it reads its boot code, with its settings, as the first
 # length-prefixed bytes of its input (unbuffered: what follows is the channel's).
@@ -215,11 +214,11 @@ class SandboxObject:
 
     def __getattr__(self, name: str):
         if name in SandboxObject.__slots__:
-            raise AttributeError(name)  # a handle made without __init__ (copy, pickle): it stands for nothing
+            raise AttributeError(name)  # a handle made without __init__ (object.__new__): it stands for nothing
         if name in ("__name__", "__qualname__") and self._meta["name"]:
             return self._meta["name"]
         if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)  # introspection (inspect, copy, pickle) stays on this side
+            raise AttributeError(name)  # introspection (inspect, typing) stays on this side
         return _ask({"op": "getattr", "of": self._number, "name": name})
 
     def __setattr__(self, name, value):
@@ -327,10 +326,28 @@ class SandboxObject:
         limit = lambda text: _violation(f"{CHANNEL_LIMIT}: {text}")  # noqa: E731
         return (subclass.mirror(self, SandboxObject, _crosses, limit),)  # a test's class of its own: gate.subclass
 
+    def __reduce_ex__(self, protocol):
+        """pickle: the sandbox pickles its object; this side keeps the bytes unread and hands them back to the
+        sandbox to unpickle, so nothing production code pickled is ever unpickled in the test process."""
+        return unpickled, (_exact(self._dunder("pickle", protocol), bytes, "pickle.dumps()"),)
+
+    def __copy__(self):
+        return self._dunder("copy")
+
+    def __deepcopy__(self, memo):
+        return self._dunder("deepcopy")
+
     def __del__(self) -> None:
         number = getattr(self, "_number", None)
         if number is not None:
             _released.append(number)
+
+
+def unpickled(data: bytes):
+    """What the sandbox unpickles from bytes it pickled: a new handle (or plain data), never an object built here."""
+    if type(data) is not bytes:
+        raise TypeError(f"a pickled sandbox object is bytes, not {type(data).__name__}")
+    return _ask({"op": "unpickle", "data": _out(data)})
 
 
 def _binary(name: str):
@@ -432,34 +449,6 @@ def _handle(tag: str, rest: list):
     return found
 
 
-class SandboxZone(datetime.tzinfo):
-    """A time zone of the target's own classes, for this side's datetimes; each method asks the sandbox."""
-
-    def __init__(self, handle: SandboxObject) -> None:
-        self.handle = handle
-
-    def utcoffset(self, dt):
-        return self.handle.utcoffset(dt)
-
-    def dst(self, dt):
-        return self.handle.dst(dt)
-
-    def tzname(self, dt):
-        return self.handle.tzname(dt)
-
-    def fromutc(self, dt):
-        return self.handle.fromutc(dt)
-
-    def __eq__(self, other):
-        return self.handle == (other.handle if type(other) is SandboxZone else other)
-
-    def __hash__(self):
-        return hash(self.handle)
-
-    def __repr__(self):
-        return repr(self.handle)
-
-
 _zones: "weakref.WeakValueDictionary[int, SandboxZone]" = weakref.WeakValueDictionary()
 
 
@@ -495,6 +484,8 @@ def _ask(message: dict, sent: tuple | None = None):
 
 
 CHANNEL_LIMIT = "a limit of the gate's channel, not a fault of the patch"
+# A module's own metadata that tests read (`from idna.package_data import __version__`), asked of the sandbox.
+METADATA = re.compile(r"__(version|version_info|author|license|copyright|email|title|url|description|credits)__")
 
 
 def _answer(reply: dict):
@@ -515,8 +506,8 @@ class TargetModule(types.ModuleType):
     def __getattr__(self, name: str):
         if name == "__all__":  # `from target import *`: the module's __all__, else its public names
             return _exact(self.__dict__["_gate_handle"]._dunder("names"), list, "__all__")
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
+        if name.startswith("__") and name.endswith("__") and not METADATA.fullmatch(name):
+            raise AttributeError(name)  # the import system's and introspection's own names stay on this side
         value = self.__dict__["_gate_handle"]._dunder_getattr(name)
         if isinstance(value, (SandboxObject, TargetModule, type)):
             self.__dict__[name] = value  # functions and classes are fixed: the same object each time

@@ -1,9 +1,11 @@
 """What the properties' side builds from the sandbox's replies: exceptions (their class, real or a stand-in, their
-attributes and chain) and the caller's own arguments as production code left them.
+attributes and chain), the caller's own arguments as production code left them, and time zones of the target's own
+classes.
 
 Standard library only (and gate.channel); no state of the proxies.
 """
 
+import datetime
 import sys
 
 from gate.channel import MAX_DEPTH, ChannelError, loaded
@@ -109,5 +111,38 @@ def sync_in_place(mine, theirs, depth: int = 0) -> None:
             sync_in_place(a, b, depth + 1)
 
 
-MUTABLE = (list, dict, set, bytearray)
-SAME_BY_VALUE = (int, str, bytes, bool, type(None))
+class SandboxZone(datetime.tzinfo):
+    """A time zone of the target's own classes, for this side's datetimes; each method asks the sandbox."""
+
+    def __init__(self, handle) -> None:  # a gate.proxy.SandboxObject
+        self.handle = handle
+
+    def utcoffset(self, dt):
+        return self.handle.utcoffset(dt)
+
+    def dst(self, dt):
+        return self.handle.dst(dt)
+
+    def tzname(self, dt):
+        return self.handle.tzname(dt)
+
+    def fromutc(self, dt):
+        return self.handle.fromutc(dt)
+
+    def __eq__(self, other):
+        return self.handle == (other.handle if type(other) is SandboxZone else other)
+
+    def __hash__(self):
+        return hash(self.handle)
+
+    def __repr__(self):
+        return repr(self.handle)
+
+    def __reduce_ex__(self, protocol):  # pickled, copied and deep-copied as its handle is, by the sandbox
+        return self.handle.__reduce_ex__(protocol)
+
+    def __copy__(self):
+        return self.handle.__copy__()
+
+    def __deepcopy__(self, memo):
+        return self.handle.__deepcopy__(memo)

@@ -1,9 +1,9 @@
 """The sandbox process: imports the patched production code and answers the properties' calls over the channel.
 
 It starts from the gate's own interpreter with a scrubbed environment in a private temporary folder, under a budget
-(CPU seconds, address space, file size, open files), imports production code from a copy of the patched tree
-without its oracle surface, and raises two fences before any of it runs: a kernel wall where Linux offers Landlock
-(wall) and an audit hook. Both allow reads only from that copy, the interpreter's own library folders and the
+(CPU seconds, address space, file size, open files), imports production code from the patched tree as a checkout
+has it, and raises two fences before any of it runs: a kernel wall where Linux offers Landlock
+(wall) and an audit hook. Both allow reads only from that tree, the interpreter's own library folders and the
 temporary folder, and writes only to that folder; the hook also refuses processes, sockets, ctypes and walks of the
 garbage collector. The hook is a tripwire inside one interpreter; what it refuses is reported to the gate and
 blocks. The wall is what holds when code gets past the hook.
@@ -16,6 +16,7 @@ Standard library only (and gate.channel): it runs before and beside production c
 
 import _imp
 import builtins
+import copy
 import datetime
 import functools
 import importlib
@@ -24,6 +25,7 @@ import itertools
 import json
 import operator
 import os
+import pickle
 import posix
 import resource
 import struct
@@ -67,7 +69,8 @@ DUNDERS = {
     "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert, "int": int, "float": float,
     "index": operator.index, "format": format, "round": round, "reversed": reversed,
     "isinstance": lambda cls, obj: isinstance(obj, cls), "issubclass": lambda cls, sub: issubclass(sub, cls),
-    "setattr": setattr, "delattr": delattr,
+    "setattr": setattr, "delattr": delattr, "copy": copy.copy, "deepcopy": copy.deepcopy,
+    "pickle": lambda obj, protocol: pickle.dumps(obj, protocol),
     "dir": lambda obj: [str(n) for n in dir(obj)], "subclass": subclass, "from_base": from_base,
     "call_from_base": call_from_base,
     "names": lambda module: [str(n) for n in getattr(module, "__all__", None) or vars(module) if not n.startswith("_")],
@@ -316,6 +319,11 @@ def perform(message: dict, objects: Objects, reply: dict):
     op = message.get("op")
     if op == "import":
         return importlib.import_module(str(message["module"]))
+    if op == "unpickle":  # bytes this process pickled, handed back unread by the other side
+        data = decode(message.get("data"))
+        if type(data) is not bytes:
+            raise ChannelError("unpickle takes bytes")
+        return pickle.loads(data)
     target = objects.get("h", [message.get("of")])
     sent = [message.get("args", ["l", []]), message.get("kwargs", ["d", []])]
     args = decode(sent[0], objects.get)
@@ -448,7 +456,7 @@ def build_wall(read_roots: tuple[str, ...], scratch: str) -> str:
 def main(settings: dict):
     """Take fds 0 and 1 for the channel (production code that prints writes to the log instead) and confine the
     process; returns the loop that serves until the other side closes (called by the boot code, so no frame of
-    this function is on the stack while production code runs). The working folder is the tree's copy, read-only;
+    this function is on the stack while production code runs). The working folder is the patched tree, read-only;
     HOME and TMPDIR are folders of the writable scratch folder."""
     production, scratch = list(settings["production"]), os.path.realpath(settings["scratch"])
     chan_in = os.fdopen(os.dup(0), "rb", buffering=0)

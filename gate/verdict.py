@@ -1,6 +1,7 @@
 """`oracle-gate run`: every part in order, stopping at the first failing class, and the merge predicate."""
 
 import dataclasses
+import datetime
 import hashlib
 import json
 import os
@@ -168,6 +169,7 @@ class PytestRun:
     pytest_args: tuple[str, ...] = ()
     sandbox: dict | None = None  # proxy options; None runs production code in the properties' process
     wall: Path | None = None  # in-process, the only folder the run may write (a Landlock wall around it all)
+    clock: float | None = None  # in-process, the POSIX time the run's clock starts at (the clock-shifted vote)
 
     def run(self, *node_ids: str) -> tuple[int | None, str, dict | None]:
         """(exit status or None on timeout, output tail, gate summary or None)."""
@@ -175,6 +177,8 @@ class PytestRun:
                if not k.startswith(("PYTEST_", "PYTHON", "HYPOTHESIS")) and k not in NOT_PASSED_TO_PYTEST}
         env.update(PYTHONHASHSEED=str(self.seed), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                    PYTHONPYCACHEPREFIX=str(self.results.parent / "pyc"))
+        if self.clock is not None:
+            env["ORACLE_GATE_CLOCK"] = repr(self.clock)
         if self.wall is not None:
             (self.wall / "tmp").mkdir(parents=True, exist_ok=True)
             env["TMPDIR"] = str(self.wall / "tmp")
@@ -286,7 +290,7 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
              timeout: float = 600, commit: str | None = None, host: str | None = None,
              merge_job: bool = False, seed: int | None = None, trusted: bool = False,
              oracle: str = "oracle", trust_patch_code: bool = False, second_vote: bool = True,
-             seeds: int = 1) -> GateVerdict:
+             seeds: int = 1, clock_years: int = 0) -> GateVerdict:
     """Apply, deny paths, snapshot, seals and locks, properties, oracle re-hash, ledger; stop at the first
     failing class."""
     app = Path(app)
@@ -379,6 +383,12 @@ def run_gate(app: Path, patch: Path, deny: Path, manifest: Path, ledger: Path, s
             # Code that hides from the sandbox is seen here; tampering with this test process was seen there.
             properties_ok = stage("in-process", lambda: _in_process_vote(Path(tmp) / "in-process", app, work, oracle,
                                                                          patched, summary))
+        if properties_ok and sandbox is not None and clock_years:
+            # A break that switches on at a later date meets properties run with the clock that far ahead.
+            now = datetime.datetime.now(datetime.timezone.utc)
+            ahead = now.replace(year=now.year + clock_years, day=min(now.day, 28) if now.month == 2 else now.day)
+            properties_ok = stage("clock-shifted", lambda: _in_process_vote(
+                Path(tmp) / "clock-shifted", app, work, oracle, patched, summary, ahead.timestamp()))
         after_ok = stage("oracle-after", lambda: _oracle_unchanged(before, {
             "oracle copy": surface(oracle_copy, oracle, excluded), "patched tree": surface(work, oracle, excluded)}))
         if summary is not None and after_ok:
@@ -430,28 +440,32 @@ def _more_seeds(first: "PytestRun", seeds: int, summary: dict | None) -> Check:
 
 
 def _in_process_vote(folder: Path, app: Path, work: Path, oracle: str, sandboxed: "PytestRun",
-                     first: dict | None) -> Check:
+                     first: dict | None, clock: float | None = None) -> Check:
     """The second vote: the same properties under the same seed with production code in the properties' own
-    process, inside a kernel wall that lets it write only its own folder. Where the kernel has no wall, untrusted
-    code does not run outside the sandbox and there is no second vote."""
+    process, inside a kernel wall that lets it write only its own folder; with `clock`, the clock-shifted vote: the
+    same, with the whole process's clock starting at that time. Where the kernel has no wall, untrusted code does
+    not run outside the sandbox and there is no such vote."""
     from wall import abi
 
+    name, label = ("in-process", "in-process vote") if clock is None else ("clock-shifted", "clock-shifted vote")
     if not abi():
-        return Check("in-process", True, ("no second vote: this kernel offers no Landlock wall to run it in",))
+        return Check(name, True, (f"no {label}: this kernel offers no Landlock wall to run it in",))
     oracle_copy = folder / "oracle-run"
     copy_oracle(app, oracle_copy, oracle)
     # Report files are the first vote's: this one may write nothing outside its folder.
     words = tuple(w for w in sandboxed.pytest_args if w.partition("=")[0] not in REPORT_FILE_OPTIONS)
     run = PytestRun(oracle_copy, work, app, sandboxed.ledger, folder / "results.json", sandboxed.seed,
-                    sandboxed.timeout, sandboxed.merge_job, words, None, folder)
+                    sandboxed.timeout, sandboxed.merge_job, words, None, folder, clock)
     check, summary = _properties(run, oracle)
     where = "production code ran in the properties' own process, inside a kernel wall that lets it write only there"
-    reasons = tuple(f"in-process vote: {where if r == _where(summary or {}) else r}" for r in check.reasons)
+    if clock is not None:
+        where += f", with the clock moved to {datetime.datetime.fromtimestamp(clock, datetime.timezone.utc):%Y-%m-%d}"
+    reasons = tuple(f"{label}: {where if r == _where(summary or {}) else r}" for r in check.reasons)
     # A skip the sandboxed vote showed too is the base-rerun's to judge; one only this vote shows blocks.
     skipped = [t for t in (summary or {}).get("skipped", []) if t not in (first or {}).get("skipped", [])]
     if check.ok and skipped:
-        return Check("in-process", False, reasons + tuple(f"in-process vote: skipped here only: {t}" for t in skipped))
-    return Check("in-process", check.ok, reasons)
+        return Check(name, False, reasons + tuple(f"{label}: skipped here only: {t}" for t in skipped))
+    return Check(name, check.ok, reasons)
 
 
 def _ledger_check(summary: dict) -> Check:

@@ -29,7 +29,7 @@ PLAIN_VALUES = [None, True, False, 0, -(10**80), 1.5, -0.0, float("inf"), "text 
                 datetime.timezone(datetime.timedelta(hours=-5), "EST"),
                 datetime.datetime(2024, 11, 3, 1, 30, fold=1, tzinfo=zoneinfo.ZoneInfo("America/New_York")),
                 datetime.time(1, 2, tzinfo=datetime.timezone(datetime.timedelta(hours=5, minutes=30))),
-                http.HTTPStatus.NOT_FOUND, re.IGNORECASE | re.MULTILINE, slice(1, None, -2)]
+                http.HTTPStatus.NOT_FOUND, re.IGNORECASE | re.MULTILINE, slice(1, None, -2), range(3, -9, -2)]
 
 
 def _through_frame(value):
@@ -122,7 +122,7 @@ def test_other_objects_are_handles_or_refused():
 
 @pytest.mark.parametrize("data", [["pickle", "gASVAA=="], ["t"], ["t", [1], 2], ["D", 5], ["F", 1, 0], ["F", 1.0, 2],
                                   ["b", "not base64!"], ["d", [[["l", [1]], 2]]], ["c", 1, 2], {"a": 1}, [], [3, 4],
-                                  ["h", 1]])
+                                  ["h", 1], ["rg", 1, 2], ["rg", 1, 2, 0], ["rg", 1.0, 2, 1]])
 def test_malformed_values_never_decode(data):
     with pytest.raises(ChannelError):
         decode(data)
