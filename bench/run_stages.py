@@ -91,8 +91,8 @@ def drive(src: str, replies: str, jobs: int, seeds: int, max_examples: int) -> N
         times.switch("setup")
         result = pipeline.run(Path(src), settings, times)
         times.switch(None)
+        recorded = json.loads((result.run_dir / "run.json").read_text()).get("stages")  # trees that record their own
     s = result.report.summary
-    recorded = json.loads((result.run_dir / "run.json").read_text()).get("stages")  # trees that record their own
     print(json.dumps({"drafter": drafter.__file__, "wall": times.wall, "cpu": times.cpu, "recorded": recorded,
                       "counts": {"candidates": s["candidates"], "kept": s["kept"], "mutants": s["mutants"]["total"],
                                  "killed": s["mutants"]["killed"], "survived": s["mutants"]["survived"]}}))
