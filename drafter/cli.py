@@ -22,7 +22,9 @@ from drafter.config import Settings, load_settings
 from drafter.data import to_jsonable
 from drafter.errors import DrafterError, WorkspaceError
 from drafter.extract import extract as extract_targets
-from drafter.report.terminal import CACHE_NOTES, cache_line, draft_table, print_run_summary, print_table, targets_line
+from drafter.stageclock import recorded_stages
+from drafter.report.terminal import (CACHE_NOTES, cache_line, draft_table, print_run_summary, print_table, stages_table,
+                                     targets_line)
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -351,6 +353,13 @@ def run(
 
 
 def _print_run(result, fail_under_kept: int | None, fail_under_score: float | None = None) -> None:
+    try:
+        stages = recorded_stages(result.run_dir)
+    except DrafterError as exc:
+        errors.print(f"time per stage not shown: {exc}", highlight=False, markup=False)
+    else:
+        if stages:
+            print_table(console, stages_table(stages))
     print_run_summary(console, result.report, result.report_paths)
     console.print(f"kept files: {result.run_dir / 'kept'} (review them, then `drafter promote ID... --run "
                   f"{result.run_dir} --into oracle/properties`)", highlight=False, soft_wrap=True)

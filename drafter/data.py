@@ -296,9 +296,10 @@ class DraftOutcome:
     drafted: tuple[Drafted, ...]
     target_notes: dict[str, str]  # target id -> why it has no accepted candidate
     warnings: tuple[str, ...]
-    stage_seconds: dict[str, float]
+    stage_seconds: dict[str, float]  # wall
     prompts_version: str = ""  # template version + hash of the texts that built the prompts
     backend: object = field(default=None, repr=False, compare=False)  # asked again in feedback rounds
+    stage_cpu: dict[str, float] = field(default_factory=dict)  # user + system, with waited-for children
 
 
 @dataclass(frozen=True)
@@ -311,10 +312,11 @@ class RunOutcome:
     dropped_mutants: dict[str, tuple[int, int]]  # target -> (equivalent, duplicate)
     matrix: KillMatrix
     warnings: tuple[str, ...]
-    stage_seconds: dict[str, float]
+    stage_seconds: dict[str, float]  # wall
     settings: dict  # the settings that shape results, recorded in the report
     rounds: tuple[RoundRecord, ...] = ()  # feedback rounds: who was asked in each, why targets stopped
     triage: dict[str, Triage] = field(default_factory=dict)  # surviving mutant id -> its differential search
+    stage_cpu: dict[str, float] = field(default_factory=dict)  # user + system, with waited-for children
 
 
 # ---------------------------------------------------------------- triage of surviving mutants

@@ -163,6 +163,7 @@ def merge_reports(shards: list[ShardRun], run_id: str) -> RunReport:
                    "timeout_seconds": _sum(s["matrix"].get("timeout_seconds", 0.0) for s in summaries),
                    "notes": [n for s in summaries for n in s["matrix"]["notes"]]},
         "seconds": _summed_dicts([s["seconds"] for s in summaries]),
+        "cpu_seconds": _summed_dicts([s.get("cpu_seconds", {}) for s in summaries]),
         "tokens": _summed_dicts([s["tokens"] for s in summaries]),
         "rounds": _merged_rounds([s["rounds"] for s in summaries], order),
     }

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -43,6 +42,7 @@ from drafter.runfolder import (
 )
 from drafter.shard import SHARD_RECORD, Shard, WholeSource, select_shard
 from drafter.soundness import wall_warnings
+from drafter.stageclock import StageClock
 from sabotage.cache import MutantCache
 from sabotage.known_bad import drop_operator_duplicates, load_known_bad
 from sabotage.mutants import mutants_for_all
@@ -62,19 +62,6 @@ class Quiet:
 
     def advance(self, amount: int = 1, total: int | None = None) -> None:
         pass
-
-
-@dataclass
-class StageClock:
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @contextmanager
-    def measure(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
 
 
 @dataclass(frozen=True)
@@ -169,7 +156,8 @@ def draft(src: Path, settings: Settings, reporter: Reporter | None = None) -> Dr
     """Front half: a new run folder with targets.json, prompts/, replies/ and candidates.json."""
     outcome = _draft(src, settings, reporter or Quiet())
     with abandoned_on_error(outcome.run_dir):
-        final = finish_run(outcome.run_dir, {"command": "draft", "src": str(outcome.src), "model": outcome.model})
+        final = finish_run(outcome.run_dir, {"command": "draft", "src": str(outcome.src), "model": outcome.model,
+                                             "stages": StageClock.of(outcome).stages()})
     return replace(outcome, run_dir=final)
 
 
@@ -303,6 +291,7 @@ def _draft_into(run_dir: Path, src: Path, settings: Settings, reporter: Reporter
         stage_seconds=clock.seconds,
         prompts_version=prompts_version,
         backend=backend,
+        stage_cpu=clock.cpu,
     )
 
 
@@ -466,12 +455,14 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
             outcome = more_rounds(outcome, settings, budget, reporter, ROUND_STAGES)
             outcome = triage_stage(outcome, settings, reporter)  # the last round's survivors (earlier ones reused)
         write_candidates(drafted_run.run_dir, drafted_run.model, drafted_run.prompts_version, outcome.drafted, final=True)
-        report = build_report(outcome, carry)
-        if carry is not None:
-            carry.copy_kept_files(drafted_run.run_dir)
-        report_files = write_reports(report, drafted_run.run_dir)
+        clock = StageClock.of(outcome)
+        with clock.measure("report"):
+            report = build_report(outcome, carry)
+            if carry is not None:
+                carry.copy_kept_files(drafted_run.run_dir)
+            report_files = write_reports(report, drafted_run.run_dir)
         meta = {"command": command, "src": str(drafted_run.src), "model": drafted_run.model,
-                "baseline": carry.baseline_id if carry else None}
+                "baseline": carry.baseline_id if carry else None, "stages": clock.stages()}
         if shard is not None:
             meta["shard"] = str(shard)
         final = finish_run(drafted_run.run_dir, meta, move_latest=shard is None)
@@ -480,10 +471,11 @@ def run(src: Path, settings: Settings, reporter: Reporter | None = None, carry: 
 
 
 def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter) -> RunOutcome:
-    clock = StageClock(dict(drafted_run.stage_seconds))
+    clock = StageClock.of(drafted_run)
     run_dir, extraction = drafted_run.run_dir, drafted_run.extraction
-    source_dir = copy_source(drafted_run.src, run_dir / "source")
-    warnings = list(drafted_run.warnings) + check_imports(source_dir, extraction)
+    with clock.measure("prepare"):
+        source_dir = copy_source(drafted_run.src, run_dir / "source")
+        warnings = list(drafted_run.warnings) + check_imports(source_dir, extraction)
     verdicts: dict[str, Verdict] = {d.id: d.verdict for d in drafted_run.drafted}
 
     with clock.measure("render"):
@@ -529,6 +521,7 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
         matrix=matrix,
         warnings=tuple(warnings),
         stage_seconds=clock.seconds,
+        stage_cpu=clock.cpu,
         settings={"max_examples": settings.max_examples, "seeds": settings.seeds, "jobs": settings.jobs,
                   "budget": settings.budget, "known_bad": str(settings.known_bad) if settings.known_bad else None,
                   "prompts": drafted_run.prompts_version},
@@ -540,11 +533,10 @@ def _back_half(drafted_run: DraftOutcome, settings: Settings, reporter: Reporter
 def triage_stage(outcome: RunOutcome, settings: Settings, reporter: Reporter) -> RunOutcome:
     """The differential search for every surviving mutant not searched yet (sabotage.triage)."""
     reporter.stage("triage")
-    started = time.perf_counter()
-    outcome = with_triage(outcome, settings.triage_examples, settings.triage_run_examples, settings.jobs)
-    seconds = dict(outcome.stage_seconds)
-    seconds["triage"] = round(seconds.get("triage", 0.0) + time.perf_counter() - started, 3)
-    return replace(outcome, stage_seconds=seconds)
+    clock = StageClock.of(outcome)
+    with clock.measure("triage"):
+        outcome = with_triage(outcome, settings.triage_examples, settings.triage_run_examples, settings.jobs)
+    return replace(outcome, stage_seconds=clock.seconds, stage_cpu=clock.cpu)
 
 
 # Feedback rounds (drafter/rounds.py) run these same stages on each round's new candidates.

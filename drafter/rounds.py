@@ -11,7 +11,6 @@ This module never imports the pipeline: the pipeline hands it its stage function
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +27,7 @@ from drafter.lint import lint
 from drafter.prompt import build_prompts, signature_text
 from drafter.jsonfile import UnreadableJSON, load
 from drafter.runfolder import target_slug, write_json, write_text
+from drafter.stageclock import StageClock, now
 
 if TYPE_CHECKING:
     from drafter.config import Settings
@@ -411,7 +411,7 @@ def _rounds(outcome: RunOutcome, settings: Settings, budget: Budget, reporter, s
             budget.not_asked.update((p.target, number) for p in asking)
             records.append(RoundRecord(number, (), tuple(p.target for p in asking)))
             break
-        started = time.perf_counter()
+        started = now()
         for prompt in asking:
             write_text(run_dir / "prompts" / f"round{number}" / f"{target_slug(prompt.target)}.txt",
                        conversation_text(prompt))
@@ -430,14 +430,12 @@ def _rounds(outcome: RunOutcome, settings: Settings, budget: Budget, reporter, s
             if any(d.verdict.accepted for d in items):
                 notes.pop(reply.target, None)  # it has an accepted candidate now
             drafted.extend(items)
-        model_seconds = time.perf_counter() - started
+        clock = StageClock.of(state)
+        clock.add(f"round {number} model", started)
         state = replace(state, draft=replace(state.draft, replies=state.draft.replies + tuple(answers), target_notes=notes))
-        started = time.perf_counter()
-        state = _checks(state, drafted, settings, reporter, stages, warnings)
-        seconds = dict(state.stage_seconds)
-        seconds[f"round {number} model"] = round(model_seconds, 3)
-        seconds[f"round {number} checks"] = round(time.perf_counter() - started, 3)
-        state = replace(state, stage_seconds=seconds)
+        with clock.measure(f"round {number} checks"):
+            state = _checks(state, drafted, settings, reporter, stages, warnings)
+        state = replace(state, stage_seconds=clock.seconds, stage_cpu=clock.cpu)
         prompts.update({p.target: p for p in asking})
         replies.update({r.target: r for r in asked})
         records.append(RoundRecord(number, tuple(r.target for r in asked),

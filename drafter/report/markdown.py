@@ -162,8 +162,10 @@ def render_markdown(report: RunReport) -> str:
                 lines.append(f"- … and {len(items) - SHOWN_REJECTIONS} more rejected as `{reason}` in {ELSEWHERE}")
             lines.append("")
 
-    lines += ["## Numbers", "", "| stage | seconds |", "|---|---:|"]
-    lines += [f"| {stage} | {sec:.2f} |" for stage, sec in s["seconds"].items()]
+    cpu = s.get("cpu_seconds", {})
+    lines += ["## Numbers", "", "| stage | wall seconds | CPU seconds |", "|---|---:|---:|"]
+    lines += [f"| {stage} | {sec:.2f} | {cpu[stage]:.2f} |" if stage in cpu else f"| {stage} | {sec:.2f} | |"
+              for stage, sec in s["seconds"].items()]
     lines += [
         "",
         f"Kill matrix: {s['matrix']['evaluations']} evaluations in {s['matrix']['seconds']:.2f} s "

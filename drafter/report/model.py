@@ -268,7 +268,8 @@ def build_report(outcome: RunOutcome, carry: Carry | None = None) -> RunReport:
             "timeout_seconds": round(matrix.timeout_seconds, 3),  # CPU s of runs over budget, within test_seconds
             "notes": list(matrix.notes),
         },
-        "seconds": outcome.stage_seconds,
+        "seconds": outcome.stage_seconds,  # wall, per stage
+        "cpu_seconds": outcome.stage_cpu,  # user + system of drafter and every process it waited for, per stage
         "tokens": _total_usage(outcome),
         "rounds": rounds,
     }

@@ -18,6 +18,7 @@ SUMMARY = {
     "matrix": {"evaluations": int, "seconds": float}, "tokens": {"total_tokens": int},
     "carried": OptionalKey(Either(None, {"from": str, "targets": int})),
     "rounds": OptionalKey(Either(None, [ROUND_ROW])),
+    "cpu_seconds": OptionalKey(MapOf(float)),  # absent from reports written before it was measured
 }
 SOURCE = {"path": str, "tree_hash": str, "git_commit": OptionalKey(Either(str, None))}
 SETTINGS = {"rounds": OptionalKey(Either(int, None))}

@@ -34,6 +34,19 @@ def print_table(console: Console, table: Table) -> None:
         console.width = console_width
 
 
+def stages_table(stages: dict[str, dict[str, float]]) -> Table:
+    """Wall and CPU seconds per stage (CPU: drafter's and every process it waited for: workers, their children)."""
+    table = Table(title="Time per stage")
+    table.add_column("stage")
+    table.add_column("wall s", justify="right")
+    table.add_column("CPU s", justify="right")
+    for name, times in stages.items():
+        table.add_row(name, f"{times['seconds']:.2f}", f"{times['cpu_seconds']:.2f}")
+    table.add_row("total", *(f"{sum(t[key] for t in stages.values()):.2f}" for key in ("seconds", "cpu_seconds")),
+                  style="bold")
+    return table
+
+
 def cache_line(workspace: Path, enabled: bool) -> str:
     """One line at the start of a run: where the caches are and how much they hold."""
     if not enabled:

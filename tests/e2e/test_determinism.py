@@ -14,6 +14,7 @@ def stable_view(report_path: Path) -> dict:
     data = json.loads(report_path.read_text())
     data.pop("run_id")
     data["summary"].pop("seconds")
+    data["summary"].pop("cpu_seconds")
     data["summary"]["matrix"].pop("seconds")
     data["summary"]["matrix"].pop("test_seconds")
     data["summary"]["matrix"].pop("timeout_seconds")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from drafter.data import MUTANT_STATUSES
+from drafter.stageclock import recorded_stages
 
 SHOP = Path(__file__).resolve().parents[2] / "examples" / "shop"
 
@@ -90,3 +91,16 @@ def test_an_operator_mutant_equal_to_a_known_bad_patch_is_dropped_as_duplicate(r
                and ".quantize(" not in m.source.split("def apply_tax", 1)[1].split("def ", 1)[0]]
     assert dropped == []
     assert replay_run.report.summary["mutants"]["dropped_duplicate"] >= 1
+
+
+def test_every_stage_has_its_wall_and_cpu_in_the_run_folder(replay_run):
+    stages = recorded_stages(replay_run.run_dir)  # run.json, read back as untrusted
+    assert list(stages) == ["extract", "model", "parse+lint", "prepare", "render", "soundness", "mutants", "sabotage",
+                            "keep", "triage", "report"]
+    assert all(t["seconds"] >= 0 and t["cpu_seconds"] >= 0 for t in stages.values())
+    summary = replay_run.report.summary  # report.json has every stage but its own writing
+    assert summary["cpu_seconds"] == {name: t["cpu_seconds"] for name, t in stages.items() if name != "report"}
+    assert summary["seconds"] == {name: t["seconds"] for name, t in stages.items() if name != "report"}
+    # The kill matrix's runs happen in the workers' children: the stage counts their CPU, not only drafter's own.
+    assert stages["sabotage"]["cpu_seconds"] >= replay_run.outcome.matrix.test_seconds > 0
+    assert "| stage | wall seconds | CPU seconds |" in (replay_run.run_dir / "report.md").read_text()

@@ -35,6 +35,7 @@ def stable_view(report_path: Path) -> dict:
     data.pop("run_id")
     data["source"].pop("git_commit")
     data["summary"].pop("seconds")
+    data["summary"].pop("cpu_seconds")
     data["summary"]["matrix"].pop("seconds")
     data["summary"]["matrix"].pop("test_seconds")
     data["summary"]["matrix"].pop("timeout_seconds")

@@ -56,6 +56,7 @@ def stable_view(report_path: Path) -> dict:
     data.pop("run_id")
     data["source"].pop("git_commit")  # the checkout's HEAD: not an input of the run
     data["summary"].pop("seconds")
+    data["summary"].pop("cpu_seconds")
     data["summary"]["matrix"].pop("seconds")
     data["summary"]["matrix"].pop("test_seconds")
     data["summary"]["matrix"].pop("timeout_seconds")
@@ -76,6 +77,8 @@ def test_three_merged_shards_write_the_report_of_one_unsharded_run(shards, tmp_p
     assert (workspace / "latest").resolve() == merged
     assert stable_view(merged / "report.json") == stable_view(whole.report_paths[0])
     assert report.summary["kept"] > 0 and report.summary["mutants"]["killed"] > 0
+    shard_cpu = [json.loads((r / "report.json").read_text())["summary"]["cpu_seconds"] for r in runs]
+    assert report.summary["cpu_seconds"]["soundness"] == pytest.approx(sum(c["soundness"] for c in shard_cpu), abs=0.01)
     parts = [json.loads((r / "report.json").read_text())["targets"] for r in runs]
     assert all(parts) and sum(len(p) for p in parts) == len(report.targets) == 12
     assert json.loads((merged / "merged.json").read_text())["n"] == 3

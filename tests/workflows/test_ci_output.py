@@ -1,6 +1,7 @@
 """What a CI job sees: no candidate or target output in the log (it is in the run folder), exit codes it can fail
 on, and every option's default in --help."""
 
+import dataclasses
 import json
 import os
 import re
@@ -68,3 +69,18 @@ def test_help_shows_every_options_default(command):
     if command == "run":
         for expected in ("Default: 100.", "Default: 5.", "Default: 60.", "Default: 3.", "Default: 4."):
             assert expected in done.stdout
+
+
+def test_a_run_ends_with_its_time_per_stage_and_a_tampered_record_loses_only_that(billing_run, capsys, tmp_path):
+    cli._print_run(billing_run, None)
+    out = capsys.readouterr().out
+    assert "Time per stage" in out and "CPU s" in out
+    assert all(name in out for name in ("extract", "soundness", "sabotage", "triage", "report", "total"))
+
+    meta = json.loads((billing_run.run_dir / "run.json").read_text())
+    meta["stages"]["soundness"]["cpu_seconds"] = -3.0
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    cli._print_run(dataclasses.replace(billing_run, run_dir=tmp_path), None)
+    shown = capsys.readouterr()
+    assert "time per stage not shown" in shown.err and "stages.soundness" in shown.err
+    assert "Time per stage" not in shown.out and f"{billing_run.report.summary['kept']} kept" in shown.out
