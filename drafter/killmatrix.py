@@ -16,6 +16,9 @@ KILL_SEED = 0
 # A mutant that hung for one candidate meets the others with this budget: a few of the candidate's own clean runs.
 TIGHT_MULTIPLIER, TIGHT_FLOOR = 2.0, 0.1
 HANG_SHARE = 0.5  # a timeout whose last example alone used this share of the budget is a hang, not a slow run
+# A run ends once one example has used this share of its budget (a hang: the rest of the budget would not end it);
+# a little over HANG_SHARE, so that the timer's granularity never makes a cut run look like a slow one.
+HANG_CUT = 0.55
 Entry = tuple[RunSpec, MutantSpec, tuple[int, int], str]
 
 
@@ -49,7 +52,8 @@ def build_kill_matrix(
         # The clean run of the kill seed with as many examples recorded its inputs: a mutant run draws the same.
         recorded = clean.examples if replay and replayed and clean.traced_examples == max_examples else ""
         return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget,
-                       target=item.target.split(":", 1)[1], time_body=time_bodies, replay=recorded)
+                       target=item.target.split(":", 1)[1], time_body=time_bodies, replay=recorded,
+                       hang_cut=HANG_CUT * budget)
 
     by_target: dict[str, list[tuple[Rendered, Soundness]]] = {}
     for item, clean in sound:
@@ -164,8 +168,10 @@ def build_kill_matrix(
                 if key[0] not in invalid:
                     hang = outcome.stuck_seconds >= HANG_SHARE * run_spec.budget
                     hangs |= {key} if hang else set()
-                    budget = tight[key] if hang else 2 * run_spec.budget
-                    retry.append((replace(run_spec, budget=budget), mutant_spec, key, candidate))
+                    # A run near the edge gets twice its budget and no cut: it was still moving through its examples.
+                    again = _budgeted(run_spec, tight[key]) if hang else replace(run_spec, budget=2 * run_spec.budget,
+                                                                                     hang_cut=0.0)
+                    retry.append((again, mutant_spec, key, candidate))
             repeated = run([[entry] for entry in retry])
             for (_, _, key, _), _ in repeated:
                 results[key] = replace(results[key], detail=f"timed out twice: {results[key].detail}")
@@ -184,7 +190,7 @@ def build_kill_matrix(
         # A mutant that hung there meets the others with their tight budgets and no rerun: a hang never decides a
         # keep (only assertion kills do), so it need not be measured again.
         hung = confirm(over)
-        rest = [(replace(e[0], budget=tight[e[2]]) if i in hung else e[0], *e[1:])
+        rest = [(_budgeted(e[0], tight[e[2]]) if i in hung else e[0], *e[1:])
                 for i in meetings for e in meetings[i][1:]]
         over = run(_per_candidate(rest))
         confirm([(e, o) for e, o in over if e[2][0] not in hung])
@@ -205,6 +211,10 @@ def build_kill_matrix(
         notes=tuple(notes),
         vacuous=dict(sorted(vacuous.items())),
     )
+
+
+def _budgeted(run: RunSpec, budget: float) -> RunSpec:
+    return replace(run, budget=budget, hang_cut=HANG_CUT * budget)
 
 
 def _per_candidate(entries: list[Entry]) -> list[list[Entry]]:
