@@ -128,6 +128,28 @@ def test_forced_fail_proof_rejects_vacuous_candidates_and_keeps_the_good_one_bes
     assert not matrix.fresh_process
 
 
+def test_a_candidate_s_proof_and_its_mutants_share_one_child(kit, pkg, tmp_path, monkeypatch):
+    import drafter.killmatrix as killmatrix
+
+    children = []
+
+    class CountingPool(killmatrix.WorkerPool):
+        def __exit__(self, *exc):
+            children.append(self.children)
+            return super().__exit__(*exc)
+
+    monkeypatch.setattr(killmatrix, "WorkerPool", CountingPool)
+    source, name = pkg
+    run = tmp_path / "run"
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    mutants = [kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+               kit.mutant(source, name, "double", "raises", "return x * SCALE", "raise ValueError(x)")]
+    matrix = build_kill_matrix([kit.sound(even, 0.01)], mutants, run, source, jobs=1, max_examples=20)
+    assert outcomes(matrix) == {("even", "plus"): "assertion", ("even", "raises"): "crash"}
+    assert not matrix.vacuous
+    assert children == [1]  # the forced-fail proof, then both mutants (the proof had a child of its own before)
+
+
 def test_results_are_identical_for_one_and_two_jobs_and_across_runs(kit, pkg, tmp_path):
     from drafter.soundness import check_soundness
 
