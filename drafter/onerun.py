@@ -234,6 +234,9 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
 def _over_budget(spec: RunSpec, start: float, clock: _ExampleClock) -> RunOutcome:
     now = time.process_time()
     stuck = now - clock.started if clock.started is not None else 0.0
+    if clock.timer is not None and clock.timer.cut_fired:
+        # The kernel's CPU timer samples per tick: by its account the example used the whole cut.
+        stuck = max(stuck, clock.timer.cut)
     return RunOutcome("timeout", now - start, error=f"over the budget of {spec.budget:.1f} CPU s",
                       stuck_seconds=round(stuck, 6))
 
@@ -361,7 +364,7 @@ class _soft_timer:
         self.clock = clock if self.cut else None
 
     def __enter__(self) -> _soft_timer:
-        self.fired = False
+        self.fired = self.at_cut = self.cut_fired = False
         if self.usable:
             self.started = time.monotonic()
             self.cpu_started = time.process_time()
@@ -378,7 +381,8 @@ class _soft_timer:
         """The CPU timer at the cut for the example starting, back at what is left of the budget once it ends."""
         if not self.fired:
             left = self.seconds - (time.process_time() - self.cpu_started)
-            signal.setitimer(signal.ITIMER_PROF, max(min(left, self.cut) if starting else left, 0.001))
+            self.at_cut = starting and self.cut < left
+            signal.setitimer(signal.ITIMER_PROF, max(self.cut if self.at_cut else left, 0.001))
 
     def __exit__(self, *exc: object) -> None:
         if self.clock is not None:
@@ -396,6 +400,7 @@ class _soft_timer:
         if self.fired:
             return
         self.fired = True
+        self.cut_fired = self.at_cut and signum == signal.SIGPROF
         raise _OverBudget()
 
 
