@@ -88,11 +88,10 @@ def build_kill_matrix(
                 elif verdict:
                     vacuous[item.candidate_id] = verdict
 
-        def plan() -> tuple[dict[int, list[Entry]], dict[tuple[int, int], float], int]:
+        def plan() -> tuple[dict[int, list[Entry]], dict[tuple[int, int], float], dict[tuple[int, int], KillResult]]:
             """Who meets which mutant (each mutant's opponents, the vacuous left out), each pair's tight budget,
-            how many pairs in all; the pairs that need not run get their result here."""
-            for found in (results, invalid, fresh):  # as if the proofs had run alone, before any mutant
-                found.clear()
+            and the results of the pairs that need not run."""
+            unreached: dict[tuple[int, int], KillResult] = {}
             opponents = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
             specs = [_mutant_spec(m, switch_ignored.get(m.target, "")) for m in mutants]
             # Entry: (run, mutant, (mutant index, place among its opponents), candidate id). tight[key]: the budget
@@ -103,7 +102,7 @@ def build_kill_matrix(
                 for place, (item, clean) in enumerate(_opponents(mutant, opponents)):
                     why = _not_reached(mutant, clean, max_examples)
                     if why:
-                        results[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
+                        unreached[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
                         continue
                     run_spec = spec(item, clean)
                     tight[(index, place)] = min(run_spec.budget, max(TIGHT_FLOOR, TIGHT_MULTIPLIER * clean.seconds))
@@ -113,7 +112,7 @@ def build_kill_matrix(
             # first meetings over the candidates.
             turn = {i: zlib.crc32(mutants[i].id.encode()) % len(meetings[i]) for i in meetings}
             meetings = {i: meetings[i][turn[i]:] + meetings[i][:turn[i]] for i in sorted(meetings)}
-            return meetings, tight, len(results) + sum(len(m) for m in meetings.values())
+            return meetings, tight, unreached
 
         def run(groups: list[list[Entry]], proving: bool = False) -> list[tuple[Entry, RunOutcome]]:
             """Run the groups (each in one child; `proving`: after its candidate's forced-fail proof, and one
@@ -178,13 +177,30 @@ def build_kill_matrix(
             return {key[0] for (_, _, key, _), _ in repeated if key in hangs}
 
         # The first meetings run in one child per candidate after its proof, planned as if every proof holds
-        # (they nearly all do); a candidate found vacuous or a target whose switch is ignored changes the plan,
-        # and the first meetings run again under the plan the proofs allow.
-        meetings, tight, total = plan()
+        # (they nearly all do); a candidate found vacuous or a target whose switch is ignored changes the plan of
+        # the mutants it concerns, and their first meetings run again under the plan the proofs allow.
+        meetings, tight, unreached = plan()
+        results.update(unreached)
+        total = len(unreached) + sum(len(m) for m in meetings.values())
         over = run(_per_candidate([meetings[i][0] for i in meetings]), proving=True)
         if vacuous or switch_ignored:
-            meetings, tight, total = plan()
-            over = run(_per_candidate([meetings[i][0] for i in meetings]))
+            # Only the mutants whose plan changed (they faced a vacuous candidate, or their switch is ignored)
+            # forget what their first meeting gave and meet their first opponent under the new plan.
+            def part(planned: tuple, index: int) -> tuple:
+                return planned[0].get(index), {k: r for k, r in planned[1].items() if k[0] == index}
+
+            before = (meetings, unreached)
+            meetings, tight, unreached = plan()
+            changed = {i for i in range(len(mutants)) if part(before, i) != part((meetings, unreached), i)}
+            for key in [key for key in results if key[0] in changed]:
+                del results[key]
+            results.update({key: result for key, result in unreached.items() if key[0] in changed})
+            invalid -= changed
+            for index in changed:
+                fresh.pop(mutants[index].id, None)
+            total = len(unreached) + sum(len(m) for m in meetings.values())
+            over = [(e, o) for e, o in over if e[2][0] not in changed]
+            over += run(_per_candidate([meetings[i][0] for i in sorted(changed) if i in meetings]))
         for target, why in sorted(switch_ignored.items()):
             notes.append(f"{why}; its mutants run in fresh processes")
         # A mutant that hung there meets the others with their tight budgets and no rerun: a hang never decides a

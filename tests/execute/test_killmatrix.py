@@ -150,6 +150,34 @@ def test_a_candidate_s_proof_and_its_mutants_share_one_child(kit, pkg, tmp_path,
     assert children == [1]  # the forced-fail proof, then both mutants (the proof had a child of its own before)
 
 
+def test_a_vacuous_candidate_sends_only_the_mutants_it_would_have_met_to_their_first_meeting_again(
+        kit, pkg, tmp_path, monkeypatch):
+    import drafter.killmatrix as killmatrix
+
+    children = []
+
+    class CountingPool(killmatrix.WorkerPool):
+        def __exit__(self, *exc):
+            children.append(self.children)
+            return super().__exit__(*exc)
+
+    monkeypatch.setattr(killmatrix, "WorkerPool", CountingPool)
+    source, name = pkg
+    run = tmp_path / "run"
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    ignores = kit.rendered(run, name, "double", "ignores", "assert x * 2 == x + x")
+    positive = kit.rendered(run, name, "absolute", "positive", "assert absolute(x) >= 0")
+    mutants = [kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+               kit.mutant(source, name, "absolute", "negated", "return -x", "return x")]
+    matrix = build_kill_matrix([kit.sound(even), kit.sound(ignores), kit.sound(positive)], mutants, run, source,
+                               jobs=1, max_examples=20)
+    assert outcomes(matrix) == {("even", "plus"): "assertion", ("positive", "negated"): "assertion"}
+    assert set(matrix.vacuous) == {ignores.candidate_id}
+    # One child per candidate (its proof, then its first meetings), then one for `plus` alone, which had been
+    # planned with `ignores` among its opponents; `negated` never faced it and is not run again.
+    assert children == [4]
+
+
 def test_results_are_identical_for_one_and_two_jobs_and_across_runs(kit, pkg, tmp_path):
     from drafter.soundness import check_soundness
 
