@@ -128,17 +128,23 @@ def test_forced_fail_proof_rejects_vacuous_candidates_and_keeps_the_good_one_bes
     assert not matrix.fresh_process
 
 
-def test_a_candidate_s_proof_and_its_mutants_share_one_child(kit, pkg, tmp_path, monkeypatch):
+@pytest.fixture
+def counted_children(monkeypatch):
+    """How many children each kill matrix's pool forked (the pool itself, counting what the kernel reports)."""
     import drafter.killmatrix as killmatrix
 
-    children = []
+    counts = []
 
     class CountingPool(killmatrix.WorkerPool):
         def __exit__(self, *exc):
-            children.append(self.children)
+            counts.append(self.children)
             return super().__exit__(*exc)
 
     monkeypatch.setattr(killmatrix, "WorkerPool", CountingPool)
+    return counts
+
+
+def test_a_candidate_s_proof_and_its_mutants_share_one_child(kit, pkg, tmp_path, counted_children):
     source, name = pkg
     run = tmp_path / "run"
     even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
@@ -147,21 +153,11 @@ def test_a_candidate_s_proof_and_its_mutants_share_one_child(kit, pkg, tmp_path,
     matrix = build_kill_matrix([kit.sound(even, 0.01)], mutants, run, source, jobs=1, max_examples=20)
     assert outcomes(matrix) == {("even", "plus"): "assertion", ("even", "raises"): "crash"}
     assert not matrix.vacuous
-    assert children == [1]  # the forced-fail proof, then both mutants (the proof had a child of its own before)
+    assert counted_children == [1]  # the forced-fail proof, then both mutants (the proof had a child of its own before)
 
 
 def test_a_vacuous_candidate_sends_only_the_mutants_it_would_have_met_to_their_first_meeting_again(
-        kit, pkg, tmp_path, monkeypatch):
-    import drafter.killmatrix as killmatrix
-
-    children = []
-
-    class CountingPool(killmatrix.WorkerPool):
-        def __exit__(self, *exc):
-            children.append(self.children)
-            return super().__exit__(*exc)
-
-    monkeypatch.setattr(killmatrix, "WorkerPool", CountingPool)
+        kit, pkg, tmp_path, counted_children):
     source, name = pkg
     run = tmp_path / "run"
     even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
@@ -175,7 +171,7 @@ def test_a_vacuous_candidate_sends_only_the_mutants_it_would_have_met_to_their_f
     assert set(matrix.vacuous) == {ignores.candidate_id}
     # One child per candidate (its proof, then its first meetings), then one for `plus` alone, which had been
     # planned with `ignores` among its opponents; `negated` never faced it and is not run again.
-    assert children == [4]
+    assert counted_children == [4]
 
 
 def test_results_are_identical_for_one_and_two_jobs_and_across_runs(kit, pkg, tmp_path):
