@@ -322,17 +322,14 @@ def read_roots(*folders: str) -> tuple[str, ...]:
 
 
 def _close_all_but(*keep: int) -> None:
-    """Close every inherited descriptor but stdio and `keep`: another worker's pipe, drafter's files."""
-    try:
-        fds = sorted(int(name) for name in os.listdir("/proc/self/fd"))
-    except OSError:
-        fds = list(range(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
-    for fd in fds:
-        if fd > 2 and fd not in keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    """Close every inherited descriptor but stdio and `keep`: another worker's pipe, drafter's files. closerange
+    is one close_range call where the kernel has it (a worker cannot list /proc/self/fd behind Landlock, and
+    closing up to RLIMIT_NOFILE one by one cost each child ~14 ms)."""
+    low = 3
+    for fd in sorted({fd for fd in keep if fd >= low}):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, max(low, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
 
 
 def _output_to_log(folder: Path) -> None:

@@ -16,6 +16,9 @@ KILL_SEED = 0
 # A mutant that hung for one candidate meets the others with this budget: a few of the candidate's own clean runs.
 TIGHT_MULTIPLIER, TIGHT_FLOOR = 2.0, 0.1
 HANG_SHARE = 0.5  # a timeout whose last example alone used this share of the budget is a hang, not a slow run
+# A run ends once one example has used this share of its budget (a hang: the rest of the budget would not end it);
+# a little over HANG_SHARE, so that the timer's granularity never makes a cut run look like a slow one.
+HANG_CUT = 0.55
 Entry = tuple[RunSpec, MutantSpec, tuple[int, int], str]
 
 
@@ -49,7 +52,8 @@ def build_kill_matrix(
         # The clean run of the kill seed with as many examples recorded its inputs: a mutant run draws the same.
         recorded = clean.examples if replay and replayed and clean.traced_examples == max_examples else ""
         return RunSpec(str(run_dir / item.path), item.test_name, KILL_SEED, max_examples, False, budget,
-                       target=item.target.split(":", 1)[1], time_body=time_bodies, replay=recorded)
+                       target=item.target.split(":", 1)[1], time_body=time_bodies, replay=recorded,
+                       hang_cut=HANG_CUT * budget)
 
     by_target: dict[str, list[tuple[Rendered, Soundness]]] = {}
     for item, clean in sound:
@@ -59,13 +63,18 @@ def build_kill_matrix(
     notes: list[str] = []
     modules = sorted({target.split(":")[0] for target in by_target} | {m.module for m in mutants})
     with WorkerPool(source_dir, jobs, modules=modules) as pool:
-        # The proof, per candidate: a stand-in that raises on every call must make it fail.
-        proved = [(t, i, c) for t in sorted(by_target) for i, c in by_target[t]]
-        proof = [Batch((spec(i, c),), (_forced(t),)) for t, i, c in proved]
         vacuous: dict[str, str] = {}
         switch_ignored: dict[str, str] = {}
-        for event in pool.run(proof):
-            target, item, _ = proved[event.batch]
+        results: dict[tuple[int, int], KillResult] = {}
+        invalid: set[int] = set()  # the children find them: compiling every module here would be serial work
+        body_seconds = timeout_seconds = 0.0
+        fresh: dict[str, str] = {}
+        # The proof, per candidate: a stand-in that raises on every call must make it fail.
+        proofs = {item.candidate_id: (spec(item, clean), _forced(target), target, item)
+                  for target in sorted(by_target) for item, clean in by_target[target]}
+
+        def prove(event, target: str, item: Rendered) -> None:
+            nonlocal test_seconds
             if event.kind == "fresh":
                 note = f"switch proof skipped for {target}: {event.reason}; its mutants run in fresh processes"
                 if note not in notes:
@@ -78,40 +87,57 @@ def build_kill_matrix(
                                               "stand-in: the in-process switch does not reach this target")
                 elif verdict:
                     vacuous[item.candidate_id] = verdict
-        for target, why in sorted(switch_ignored.items()):
-            notes.append(f"{why}; its mutants run in fresh processes")
-        by_target = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
 
-        results: dict[tuple[int, int], KillResult] = {}
-        specs = [_mutant_spec(m, switch_ignored.get(m.target, "")) for m in mutants]
-        # Entry: (run, mutant, (mutant index, place among its opponents), candidate id). tight[key]: the budget
-        # that pair gets once its mutant has hung for another candidate.
-        meetings: dict[int, list[Entry]] = {}
-        tight: dict[tuple[int, int], float] = {}
-        for index, mutant in enumerate(mutants):
-            for place, (item, clean) in enumerate(_opponents(mutant, by_target)):
-                why = _not_reached(mutant, clean, max_examples)
-                if why:
-                    results[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
-                    continue
-                run_spec = spec(item, clean)
-                tight[(index, place)] = min(run_spec.budget, max(TIGHT_FLOOR, TIGHT_MULTIPLIER * clean.seconds))
-                meetings.setdefault(index, []).append((run_spec, specs[index], (index, place), item.candidate_id))
-        invalid: set[int] = set()  # the children find them: compiling every module here would be serial work
-        total = len(results) + sum(len(m) for m in meetings.values())
-        body_seconds = timeout_seconds = 0.0
-        fresh: dict[str, str] = {}
+        def plan() -> tuple[dict[int, list[Entry]], dict[tuple[int, int], float], dict[tuple[int, int], KillResult]]:
+            """Who meets which mutant (each mutant's opponents, the vacuous left out), each pair's tight budget,
+            and the results of the pairs that need not run."""
+            unreached: dict[tuple[int, int], KillResult] = {}
+            opponents = {t: [(i, c) for i, c in pairs if i.candidate_id not in vacuous] for t, pairs in by_target.items()}
+            specs = [_mutant_spec(m, switch_ignored.get(m.target, "")) for m in mutants]
+            # Entry: (run, mutant, (mutant index, place among its opponents), candidate id). tight[key]: the budget
+            # that pair gets once its mutant has hung for another candidate.
+            meetings: dict[int, list[Entry]] = {}
+            tight: dict[tuple[int, int], float] = {}
+            for index, mutant in enumerate(mutants):
+                for place, (item, clean) in enumerate(_opponents(mutant, opponents)):
+                    why = _not_reached(mutant, clean, max_examples)
+                    if why:
+                        unreached[(index, place)] = KillResult(item.candidate_id, mutant.id, "not_reached", 0.0, why)
+                        continue
+                    run_spec = spec(item, clean)
+                    tight[(index, place)] = min(run_spec.budget, max(TIGHT_FLOOR, TIGHT_MULTIPLIER * clean.seconds))
+                    meetings.setdefault(index, []).append((run_spec, specs[index], (index, place), item.candidate_id))
+            # Each mutant first meets one candidate with that candidate's full budget: its opponents taken in turn
+            # (by a checksum of the mutant's id, so the same one at any --jobs and in any shard), which spreads the
+            # first meetings over the candidates.
+            turn = {i: zlib.crc32(mutants[i].id.encode()) % len(meetings[i]) for i in meetings}
+            meetings = {i: meetings[i][turn[i]:] + meetings[i][:turn[i]] for i in sorted(meetings)}
+            return meetings, tight, unreached
 
-        def run(groups: list[list[Entry]]) -> list[tuple[Entry, RunOutcome]]:
-            """Run the groups (each in one child), then again in a copy of the source the mutants the live
-            switch could not put in place; the runs that ended over budget."""
+        def run(groups: list[list[Entry]], proving: bool = False) -> list[tuple[Entry, RunOutcome]]:
+            """Run the groups (each in one child; `proving`: after its candidate's forced-fail proof, and one
+            child more for each candidate without a group), then again in a copy of the source the mutants the
+            live switch could not put in place; the runs that ended over budget."""
             nonlocal test_seconds, body_seconds, timeout_seconds
             over: list[tuple[Entry, RunOutcome]] = []
+            proved: list[str | None] = []  # per group, the candidate whose proof its child runs first, if any
+            if proving:
+                for group in groups:
+                    first = group[0][3] not in proved and not group[0][1].fresh
+                    proved.append(group[0][3] if first else None)
+                idle = sorted(set(proofs) - set(proved))
+                groups, proved = groups + [[] for _ in idle], proved + idle
             while groups:
                 again: list[Entry] = []
                 batches = [Batch(tuple(e[0] for e in g), tuple(e[1] for e in g)) for g in groups]
+                batches = [Batch((proofs[c][0], *b.runs), (proofs[c][1], *b.mutants)) if c else b
+                           for c, b in zip(proved or [None] * len(batches), batches)]
                 for event in pool.run(batches):
-                    entry = groups[event.batch][event.run]
+                    lead = proved[event.batch] if proved else None
+                    if lead and event.run == 0:
+                        prove(event, *proofs[lead][2:])
+                        continue
+                    entry = groups[event.batch][event.run - bool(lead)]
                     run_spec, mutant_spec, key, candidate = entry
                     if event.kind == "invalid":
                         invalid.add(key[0])
@@ -129,7 +155,7 @@ def build_kill_matrix(
                                                   round(outcome.seconds, 6), outcome.error)
                         if on_progress:
                             on_progress(len(results), total)
-                groups = [[entry] for entry in again]
+                groups, proved = [[entry] for entry in again], []
             return over
 
         def confirm(over: list[tuple[Entry, RunOutcome]]) -> set[int]:
@@ -141,23 +167,47 @@ def build_kill_matrix(
                 if key[0] not in invalid:
                     hang = outcome.stuck_seconds >= HANG_SHARE * run_spec.budget
                     hangs |= {key} if hang else set()
-                    budget = tight[key] if hang else 2 * run_spec.budget
-                    retry.append((replace(run_spec, budget=budget), mutant_spec, key, candidate))
+                    # A run near the edge gets twice its budget and no cut: it was still moving through its examples.
+                    again = _budgeted(run_spec, tight[key]) if hang else replace(run_spec, budget=2 * run_spec.budget,
+                                                                                     hang_cut=0.0)
+                    retry.append((again, mutant_spec, key, candidate))
             repeated = run([[entry] for entry in retry])
             for (_, _, key, _), _ in repeated:
                 results[key] = replace(results[key], detail=f"timed out twice: {results[key].detail}")
             return {key[0] for (_, _, key, _), _ in repeated if key in hangs}
 
-        # Each mutant first meets one candidate with that candidate's full budget: its opponents taken in turn
-        # (by a checksum of the mutant's id, so the same one at any --jobs and in any shard), which spreads the
-        # first meetings over the candidates. A mutant that hung there meets the others with their tight budgets
-        # and no rerun: a hang never decides a keep (only assertion kills do), so it need not be measured again.
-        order = sorted(meetings)
-        turn = {i: zlib.crc32(mutants[i].id.encode()) % len(meetings[i]) for i in order}
-        meetings = {i: meetings[i][turn[i]:] + meetings[i][:turn[i]] for i in order}
-        hung = confirm(run(_per_candidate([meetings[i][0] for i in order])))
-        rest = [(replace(e[0], budget=tight[e[2]]) if i in hung else e[0], *e[1:])
-                for i in order for e in meetings[i][1:]]
+        # The first meetings run in one child per candidate after its proof, planned as if every proof holds
+        # (they nearly all do); a candidate found vacuous or a target whose switch is ignored changes the plan of
+        # the mutants it concerns, and their first meetings run again under the plan the proofs allow.
+        meetings, tight, unreached = plan()
+        results.update(unreached)
+        total = len(unreached) + sum(len(m) for m in meetings.values())
+        over = run(_per_candidate([meetings[i][0] for i in meetings]), proving=True)
+        if vacuous or switch_ignored:
+            # Only the mutants whose plan changed (they faced a vacuous candidate, or their switch is ignored)
+            # forget what their first meeting gave and meet their first opponent under the new plan.
+            def part(planned: tuple, index: int) -> tuple:
+                return planned[0].get(index), {k: r for k, r in planned[1].items() if k[0] == index}
+
+            before = (meetings, unreached)
+            meetings, tight, unreached = plan()
+            changed = {i for i in range(len(mutants)) if part(before, i) != part((meetings, unreached), i)}
+            for key in [key for key in results if key[0] in changed]:
+                del results[key]
+            results.update({key: result for key, result in unreached.items() if key[0] in changed})
+            invalid -= changed
+            for index in changed:
+                fresh.pop(mutants[index].id, None)
+            total = len(unreached) + sum(len(m) for m in meetings.values())
+            over = [(e, o) for e, o in over if e[2][0] not in changed]
+            over += run(_per_candidate([meetings[i][0] for i in sorted(changed) if i in meetings]))
+        for target, why in sorted(switch_ignored.items()):
+            notes.append(f"{why}; its mutants run in fresh processes")
+        # A mutant that hung there meets the others with their tight budgets and no rerun: a hang never decides a
+        # keep (only assertion kills do), so it need not be measured again.
+        hung = confirm(over)
+        rest = [(_budgeted(e[0], tight[e[2]]) if i in hung else e[0], *e[1:])
+                for i in meetings for e in meetings[i][1:]]
         over = run(_per_candidate(rest))
         confirm([(e, o) for e, o in over if e[2][0] not in hung])
         for (_, _, key, _), _ in over:
@@ -175,8 +225,12 @@ def build_kill_matrix(
         body_seconds=body_seconds if time_bodies else -1.0,
         timeout_seconds=timeout_seconds,
         notes=tuple(notes),
-        vacuous=vacuous,
+        vacuous=dict(sorted(vacuous.items())),
     )
+
+
+def _budgeted(run: RunSpec, budget: float) -> RunSpec:
+    return replace(run, budget=budget, hang_cut=HANG_CUT * budget)
 
 
 def _per_candidate(entries: list[Entry]) -> list[list[Entry]]:

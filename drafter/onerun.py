@@ -36,6 +36,7 @@ class RunSpec:
     time_body: bool = False  # measure the time inside the test body itself (for benches)
     record: bool = False  # keep the inputs of every example for a replay (RunOutcome.examples)
     replay: str = ""  # a recorded run of the same seed and max_examples: call the body with its inputs instead
+    hang_cut: float = 0.0  # CPU seconds one example may use before the run ends over budget (0: only the budget)
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def _replay(test: Callable, spec: RunSpec, source_root: str | Path, body: types.
     inner = test.hypothesis.inner_test
     start = time.process_time()
     sandbox.violations.clear()
-    with _soft_timer(spec.budget) as timer:
+    with _soft_timer(spec.budget, spec.hang_cut, clock) as timer:
         try:
             for args, kwargs in decoded(spec.replay):
                 with deterministic_PRNG():
@@ -216,7 +217,7 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
                     clock: _ExampleClock) -> RunOutcome:
     start = time.process_time()
     sandbox.violations.clear()
-    with _soft_timer(spec.budget) as timer:
+    with _soft_timer(spec.budget, spec.hang_cut, clock) as timer:
         try:
             test()
         except KeyboardInterrupt:
@@ -233,6 +234,9 @@ def _run_configured(test: Callable, spec: RunSpec, source_root: str | Path, body
 def _over_budget(spec: RunSpec, start: float, clock: _ExampleClock) -> RunOutcome:
     now = time.process_time()
     stuck = now - clock.started if clock.started is not None else 0.0
+    if clock.timer is not None and clock.timer.cut_fired:
+        # The kernel's CPU timer samples per tick: by its account the example used the whole cut.
+        stuck = max(stuck, clock.timer.cut)
     return RunOutcome("timeout", now - start, error=f"over the budget of {spec.budget:.1f} CPU s",
                       stuck_seconds=round(stuck, 6))
 
@@ -242,6 +246,7 @@ class _ExampleClock:
 
     def __init__(self, test: Callable) -> None:
         self.test, self.started = test, None
+        self.timer: _soft_timer | None = None  # one with a hang cut: told when each example starts and ends
 
     def __enter__(self) -> _ExampleClock:
         self.inner = inner = self.test.hypothesis.inner_test
@@ -249,18 +254,25 @@ class _ExampleClock:
         @functools.wraps(inner)
         def clocked(*args, **kwargs):
             self.started = time.process_time()
+            if self.timer is not None:
+                self.timer.example(starting=True)
             try:
                 result = inner(*args, **kwargs)
             except _OverBudget:
                 raise  # `started` stays: the example the budget ran out in
             except BaseException:
-                self.started = None
+                self.ended()
                 raise
-            self.started = None
+            self.ended()
             return result
 
         self.test.hypothesis.inner_test = clocked
         return self
+
+    def ended(self) -> None:
+        self.started = None
+        if self.timer is not None:
+            self.timer.example(starting=False)
 
     def __exit__(self, *exc: object) -> None:
         self.test.hypothesis.inner_test = self.inner
@@ -340,16 +352,24 @@ def _traceback_codes(exc: BaseException) -> list[types.CodeType]:
 class _soft_timer:
     """SIGPROF after `seconds` of this process's CPU time raises _OverBudget inside the test, and SIGALRM after a
     generous wall-clock backstop against sleeps (WALL_FACTOR x the budget); a hung C call is left to the kernel's
-    CPU limit. CPU time is the verdict's clock: a loaded machine slows a run down without using up its budget."""
+    CPU limit. CPU time is the verdict's clock: a loaded machine slows a run down without using up its budget.
 
-    def __init__(self, seconds: float) -> None:
+    With a `cut`, SIGPROF comes also once one example alone has used `cut` CPU seconds (the kill matrix's hang:
+    more time would not end it)."""
+
+    def __init__(self, seconds: float, cut: float = 0.0, clock: _ExampleClock | None = None) -> None:
         self.seconds = seconds
         self.usable = hasattr(signal, "setitimer") and _in_main_thread() and seconds > 0
+        self.cut = cut if self.usable and 0 < cut < seconds else 0.0
+        self.clock = clock if self.cut else None
 
     def __enter__(self) -> _soft_timer:
-        self.fired = False
+        self.fired = self.at_cut = self.cut_fired = False
         if self.usable:
             self.started = time.monotonic()
+            self.cpu_started = time.process_time()
+            if self.clock is not None:
+                self.clock.timer = self
             self.previous = {}
             for which, signum, seconds in ((signal.ITIMER_PROF, signal.SIGPROF, self.seconds),
                                            (signal.ITIMER_REAL, signal.SIGALRM, backstop(self.seconds))):
@@ -357,7 +377,16 @@ class _soft_timer:
                 self.previous[which] = (signum, handler, signal.setitimer(which, seconds)[0])
         return self
 
+    def example(self, starting: bool) -> None:
+        """The CPU timer at the cut for the example starting, back at what is left of the budget once it ends."""
+        if not self.fired:
+            left = self.seconds - (time.process_time() - self.cpu_started)
+            self.at_cut = starting and self.cut < left
+            signal.setitimer(signal.ITIMER_PROF, max(self.cut if self.at_cut else left, 0.001))
+
     def __exit__(self, *exc: object) -> None:
+        if self.clock is not None:
+            self.clock.timer = None
         if self.usable:
             for which, (signum, handler, left) in self.previous.items():
                 signal.setitimer(which, 0)
@@ -371,6 +400,7 @@ class _soft_timer:
         if self.fired:
             return
         self.fired = True
+        self.cut_fired = self.at_cut and signum == signal.SIGPROF
         raise _OverBudget()
 
 

@@ -11,7 +11,7 @@ import sys
 import urllib.parse
 from pathlib import Path
 
-# Events a worker never needs: new processes, foreign code, the network.
+# Events a worker never needs: new processes, foreign code, the network (the exact names CPython 3.11 raises).
 REFUSED_EVENTS = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
     "pty.spawn", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.__new__", "socket.connect", "socket.bind",
@@ -86,32 +86,57 @@ def _sqlite_authorizer(action: int, target, *_) -> int:
     return sqlite3.SQLITE_OK
 
 
-def _hook(event: str, args: tuple) -> None:
-    if event == "open":
-        path, mode, flags = args
-        if isinstance(path, int) or path is None:
-            return
-        writes = (isinstance(flags, int) and flags & WRITE_FLAGS) or (isinstance(mode, str) and set(mode) & set("wax+"))
-        if writes and not _inside(path):
-            _refuse(f"writing {os.fsdecode(path)}")
-        elif not writes and _readable and not _inside(path, _readable) and not _inside(path):
-            _refuse(f"reading {os.fsdecode(path)}")  # the wall refuses it too; this names it
-    elif event in REFUSED_EVENTS or event.startswith("os.exec") or event.startswith("os.spawn"):
-        _refuse(event)
-    elif event == "import" and args[0].partition(".")[0] in REFUSED_IMPORTS:
+def _open(_event: str, args: tuple) -> None:
+    path, mode, flags = args
+    if isinstance(path, int) or path is None:
+        return
+    writes = (isinstance(flags, int) and flags & WRITE_FLAGS) or (isinstance(mode, str) and set(mode) & set("wax+"))
+    if writes and not _inside(path):
+        _refuse(f"writing {os.fsdecode(path)}")
+    elif not writes and _readable and not _inside(path, _readable) and not _inside(path):
+        _refuse(f"reading {os.fsdecode(path)}")  # the wall refuses it too; this names it
+
+
+def _import(_event: str, args: tuple) -> None:
+    if args[0].partition(".")[0] in REFUSED_IMPORTS:
         _refuse(f"importing {args[0]}")
-    elif event in PATH_EVENTS:
-        for path in args[:2] if event in ("os.rename", "os.link", "os.symlink", "shutil.move") else args[:1]:
-            if isinstance(path, int) and path >= 0:  # fchmod, fchown, futimes: the file the descriptor is open on
-                path = f"/proc/self/fd/{path}"
-            if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
-                _refuse(f"{event} on {os.fsdecode(path)}")
-    elif event == "sqlite3.connect":
-        path = _sqlite_file(args[0])
-        if path is not None and not _inside(path):
-            _refuse(f"sqlite3.connect on {path}")
-    elif event == "sqlite3.connect/handle" and not _connecting:
+
+
+def _refused_event(event: str, _args: tuple) -> None:
+    _refuse(event)
+
+
+def _path_event(event: str, args: tuple) -> None:
+    for path in args[:2] if event in ("os.rename", "os.link", "os.symlink", "shutil.move") else args[:1]:
+        if isinstance(path, int) and path >= 0:  # fchmod, fchown, futimes: the file the descriptor is open on
+            path = f"/proc/self/fd/{path}"
+        if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
+            _refuse(f"{event} on {os.fsdecode(path)}")
+
+
+def _sqlite_connect(_event: str, args: tuple) -> None:
+    path = _sqlite_file(args[0])
+    if path is not None and not _inside(path):
+        _refuse(f"sqlite3.connect on {path}")
+
+
+def _sqlite_handle(_event: str, _args: tuple) -> None:
+    if not _connecting:
         _refuse("an sqlite3 connection made around sqlite3.connect")
+
+
+# The hook's work, by event: every other event (most of them on a run's hot path: array.__new__, sys._getframe,
+# builtins.id, object.__getattr__) costs one dictionary miss.
+_CHECKS = {
+    "open": _open, "import": _import, "sqlite3.connect": _sqlite_connect, "sqlite3.connect/handle": _sqlite_handle,
+    **dict.fromkeys(REFUSED_EVENTS, _refused_event), **dict.fromkeys(PATH_EVENTS, _path_event),
+}
+
+
+def _hook(event: str, args: tuple) -> None:
+    check = _CHECKS.get(event)
+    if check is not None:
+        check(event, args)
 
 
 _connecting: list[bool] = []  # non-empty while the box's own sqlite3.connect opens a database

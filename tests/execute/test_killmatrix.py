@@ -128,6 +128,52 @@ def test_forced_fail_proof_rejects_vacuous_candidates_and_keeps_the_good_one_bes
     assert not matrix.fresh_process
 
 
+@pytest.fixture
+def counted_children(monkeypatch):
+    """How many children each kill matrix's pool forked (the pool itself, counting what the kernel reports)."""
+    import drafter.killmatrix as killmatrix
+
+    counts = []
+
+    class CountingPool(killmatrix.WorkerPool):
+        def __exit__(self, *exc):
+            counts.append(self.children)
+            return super().__exit__(*exc)
+
+    monkeypatch.setattr(killmatrix, "WorkerPool", CountingPool)
+    return counts
+
+
+def test_a_candidate_s_proof_and_its_mutants_share_one_child(kit, pkg, tmp_path, counted_children):
+    source, name = pkg
+    run = tmp_path / "run"
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    mutants = [kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+               kit.mutant(source, name, "double", "raises", "return x * SCALE", "raise ValueError(x)")]
+    matrix = build_kill_matrix([kit.sound(even, 0.01)], mutants, run, source, jobs=1, max_examples=20)
+    assert outcomes(matrix) == {("even", "plus"): "assertion", ("even", "raises"): "crash"}
+    assert not matrix.vacuous
+    assert counted_children == [1]  # the forced-fail proof, then both mutants (the proof had a child of its own before)
+
+
+def test_a_vacuous_candidate_sends_only_the_mutants_it_would_have_met_to_their_first_meeting_again(
+        kit, pkg, tmp_path, counted_children):
+    source, name = pkg
+    run = tmp_path / "run"
+    even = kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")
+    ignores = kit.rendered(run, name, "double", "ignores", "assert x * 2 == x + x")
+    positive = kit.rendered(run, name, "absolute", "positive", "assert absolute(x) >= 0")
+    mutants = [kit.mutant(source, name, "double", "plus", "return x * SCALE", "return x + SCALE"),
+               kit.mutant(source, name, "absolute", "negated", "return -x", "return x")]
+    matrix = build_kill_matrix([kit.sound(even), kit.sound(ignores), kit.sound(positive)], mutants, run, source,
+                               jobs=1, max_examples=20)
+    assert outcomes(matrix) == {("even", "plus"): "assertion", ("positive", "negated"): "assertion"}
+    assert set(matrix.vacuous) == {ignores.candidate_id}
+    # One child per candidate (its proof, then its first meetings), then one for `plus` alone, which had been
+    # planned with `ignores` among its opponents; `negated` never faced it and is not run again.
+    assert counted_children == [4]
+
+
 def test_results_are_identical_for_one_and_two_jobs_and_across_runs(kit, pkg, tmp_path):
     from drafter.soundness import check_soundness
 
@@ -378,15 +424,17 @@ def test_a_mutant_that_hangs_costs_the_full_budget_once_and_a_tight_one_for_the_
     got = outcomes(one)
     assert {got[(label, "loops")] for label in labels} == {"timeout"}
     looping = {r.candidate_id.split("::")[1]: r for r in one.results if r.mutant_id.endswith("#loops")}
-    # One candidate ran it with its full budget (1 s) and confirmed the hang with the tight one (0.1 s); the
-    # others met it with the tight budget only, once each.
+    # One candidate met it with its full budget (1 s), its run cut once the looping example had used 0.55 s of
+    # it, and confirmed the hang with the tight one (0.1 s, cut at 0.055 s); the others met it with the tight
+    # budget only, once each.
     first = [label for label, r in looping.items() if "hung" not in r.detail]
     assert len(first) == 1 and "timed out twice" in looping[first[0]].detail
     for label in set(labels) - set(first):
         assert f"hung, as it did twice for {items[labels.index(first[0])][0].candidate_id}:" in looping[label].detail
         assert looping[label].seconds < 0.6
-    # CPU in runs over budget: 1 + 3 x 0.1 s (a rerun at twice the budget for each would be 9 s).
-    assert 1.0 <= one.timeout_seconds < 2.5
+    # CPU in runs over budget: 0.55 + 3 x 0.055 s (the whole budget before the cut: 1 + 3 x 0.1 s; a rerun at
+    # twice the budget for each would be 9 s).
+    assert 0.55 <= one.timeout_seconds < 1.0
     # The hang decides nothing; the assertion kills beside it keep every candidate.
     for item, _ in items:
         verdict = decide([r for r in one.results if r.candidate_id == item.candidate_id])
