@@ -144,18 +144,20 @@ def _shard(text: str | None):
 class PlainReporter:
     """Progress as plain lines (stage, done/total, elapsed) for logs: at most one line per `interval` seconds."""
 
-    def __init__(self, out=None, interval: float = 10.0):
+    def __init__(self, out=None, interval: float = 10.0, clock: Callable[[], float] = time.monotonic):
         self.out = out or sys.stderr
         self.interval = interval
-        self.started = time.monotonic()
-        self.name, self.done, self.total, self.last = "", 0, None, 0.0
+        self.clock = clock
+        self.started = clock()
+        self.name, self.done, self.total, self.last, self.note = "", 0, None, 0.0, ""
         self.first_done: tuple[float, int] | None = None
 
     def _line(self) -> None:
-        now = time.monotonic()
+        now = self.clock()
         total = f"/{self.total}" if self.total is not None else ""
-        print(f"[drafter] {self.name}: {self.done}{total} done, {now - self.started:.0f}s elapsed{self._left(now)}",
-              file=self.out, flush=True)
+        note = f", {self.note}" if self.note else ""
+        print(f"[drafter] {self.name}: {self.done}{total} done{note}, {now - self.started:.0f}s elapsed"
+              f"{self._left(now)}", file=self.out, flush=True)
         self.last = now
 
     def _left(self, now: float) -> str:
@@ -169,17 +171,19 @@ class PlainReporter:
 
     def stage(self, name: str, total: int | None = None) -> None:
         self.close()
-        self.name, self.done, self.total = name, 0, total
+        self.name, self.done, self.total, self.note = name, 0, total, ""
         self.first_done: tuple[float, int] | None = None  # (when, how many) the stage's first items finished
         self._line()
 
-    def advance(self, amount: int = 1, total: int | None = None) -> None:
+    def advance(self, amount: int = 1, total: int | None = None, note: str | None = None) -> None:
         self.done += amount
         if self.first_done is None:
-            self.first_done = (time.monotonic(), self.done)
+            self.first_done = (self.clock(), self.done)
         if total is not None:
             self.total = total
-        if time.monotonic() - self.last >= self.interval:
+        if note is not None:
+            self.note = note
+        if self.clock() - self.last >= self.interval:
             self._line()
 
     def close(self) -> None:
@@ -196,11 +200,12 @@ class RichReporter:
 
     def stage(self, name: str, total: int | None = None) -> None:
         self.close()
-        self.task = self.progress.add_task(name, total=total)
+        self.task = self.progress.add_task(name, total=total, note="")
 
-    def advance(self, amount: int = 1, total: int | None = None) -> None:
+    def advance(self, amount: int = 1, total: int | None = None, note: str | None = None) -> None:
         if self.task is not None:
-            self.progress.update(self.task, advance=amount, **({"total": total} if total is not None else {}))
+            self.progress.update(self.task, advance=amount, **({"total": total} if total is not None else {}),
+                                 **({"note": note} if note is not None else {}))
 
     def close(self) -> None:
         """Mark the current stage complete, whatever its count said."""
@@ -216,6 +221,7 @@ def progress_bar() -> Progress:
         TextColumn("{task.description:<11}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=errors,

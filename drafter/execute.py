@@ -17,7 +17,7 @@ import select
 import signal
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -150,6 +150,7 @@ class WorkerPool:
         self.children = 0
         self.child_cpu = 0.0  # CPU seconds of all children, from the kernel's accounting
         self.child_system_cpu = 0.0  # of which in the kernel (page copies after fork among them)
+        self._ended: deque[int] = deque()  # batches whose last event is out, not yet followed up
 
     def __enter__(self) -> WorkerPool:
         warm_unicode_tables()  # forked workers inherit them instead of building them each
@@ -190,11 +191,19 @@ class WorkerPool:
         self._stop(slot)
         self.slots[self.slots.index(slot)] = self._start()
 
-    def run(self, batches: Sequence[Batch]) -> Iterator[Event]:
+    def run(self, batches: Sequence[Batch], follow: Callable[[int], Sequence[Batch]] | None = None
+            ) -> Iterator[Event]:
         """Yield events as they arrive; every run of every batch gets exactly one event (a batch that stops after
-        a timeout leaves the rest of its runs without one)."""
+        a timeout leaves the rest of its runs without one).
+
+        `follow(index)` is called once a batch's last event is out; the batches it returns join this run (their
+        indices continue after the last) ahead of the batches not yet started, so a candidate's next phase starts
+        at once and no worker waits for the slowest batch of a phase."""
+        batches = list(batches)
         pending: deque[tuple[int, int]] = deque((i, 0) for i, b in enumerate(batches) if b.runs)
-        while pending or any(s.batch >= 0 for s in self.slots):
+        self._ended.clear()
+        while pending or any(s.batch >= 0 for s in self.slots) or self._ended:
+            self._follow(batches, pending, follow)
             for slot in self.slots:
                 if slot.ready and slot.batch < 0 and pending:
                     self._send(slot, batches, *pending.popleft())
@@ -214,6 +223,18 @@ class WorkerPool:
             for slot in list(self.slots):
                 if now > slot.deadline and (slot.batch >= 0 or not slot.ready):
                     yield from self._lost(slot, batches, pending, {"signal": 0, "code": -1, "why": "backstop"})
+
+    def _follow(self, batches: list[Batch], pending: deque, follow: Callable[[int], Sequence[Batch]] | None) -> None:
+        while self._ended:
+            index = self._ended.popleft()
+            if follow is None:
+                continue
+            for batch in reversed(follow(index)):
+                batches.append(batch)
+                if batch.runs:
+                    pending.appendleft((len(batches) - 1, 0))
+                else:
+                    self._ended.append(len(batches) - 1)
 
     def _send(self, slot: _Slot, batches: Sequence[Batch], index: int, offset: int) -> None:
         batch = batches[index]
@@ -275,6 +296,7 @@ class WorkerPool:
     def _child_ended(self, slot: _Slot, message: dict, batches: Sequence[Batch], pending: deque) -> Iterator[Event]:
         batch = batches[slot.batch]
         if not slot.broken and (slot.stopped or slot.offset + slot.next_run >= len(batch.runs)):
+            self._ended.append(slot.batch)
             slot.batch = -1
             return
         yield from self._lost(slot, batches, pending, message)
@@ -305,3 +327,5 @@ class WorkerPool:
         yield Event("result", index, run, outcome)
         if run + 1 < len(batch.runs) and not (outcome.status == "timeout" and batch.stop_after_timeout):
             pending.appendleft((index, run + 1))
+        else:
+            self._ended.append(index)

@@ -53,14 +53,14 @@ class Reporter(Protocol):
     """Progress sink: the CLI shows bars, tests and library callers pass Quiet()."""
 
     def stage(self, name: str, total: int | None = None) -> None: ...
-    def advance(self, amount: int = 1, total: int | None = None) -> None: ...
+    def advance(self, amount: int = 1, total: int | None = None, note: str | None = None) -> None: ...
 
 
 class Quiet:
     def stage(self, name: str, total: int | None = None) -> None:
         pass
 
-    def advance(self, amount: int = 1, total: int | None = None) -> None:
+    def advance(self, amount: int = 1, total: int | None = None, note: str | None = None) -> None:
         pass
 
 
@@ -391,9 +391,15 @@ def result_store(settings: Settings, run_dir: Path, source_dir: Path) -> ResultS
 def soundness_stage(rendered: list[Rendered], run_dir: Path, source_dir: Path, settings: Settings, reporter: Reporter,
                     warnings: list[str]) -> list[Soundness]:
     store = result_store(settings, run_dir, source_dir)
+    unsound = [0]
+
+    def finished(result: Soundness) -> None:
+        unsound[0] += result.status == "unsound"
+        reporter.advance(note=f"{unsound[0]} unsound")
+
     checks = stored_soundness(store, rendered, run_dir, source_dir, seeds=settings.seeds,
                               max_examples=settings.max_examples, jobs=settings.jobs, budget_seconds=settings.budget,
-                              on_progress=lambda _id: reporter.advance(), on_wall=lambda layers: warnings.extend(
+                              on_result=finished, on_wall=lambda layers: warnings.extend(
                                   w for w in wall_warnings(layers) if w not in warnings))
     _store_notes(store, warnings, f"{store.reused['soundness']} of {len(rendered)} soundness checks")
     return checks

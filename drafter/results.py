@@ -98,22 +98,28 @@ class ResultStore:
 
     # ------------------------------------------------------------ soundness
 
-    def soundness(self, items: Sequence[Rendered], run: Callable[[list[Rendered]], list[Soundness]],
-                  chunk: int) -> list[Soundness]:
-        """One Soundness per item, in order: known ones read, the others run `chunk` at a time, each stored
-        as soon as its chunk ends."""
+    def soundness(self, items: Sequence[Rendered], run: Callable[[list[Rendered], Callable[[int, Soundness], None]],
+                                                             list[Soundness]],
+                  on_result: Callable[[Soundness], None] | None = None) -> list[Soundness]:
+        """One Soundness per item, in order: known ones read (and told to `on_result` first), the others run, each
+        stored and told as soon as its verdict is final."""
         known: dict[str, Soundness] = {}
         for item in items:
             found = self._read("soundness", self.soundness_key(item), lambda v, i=item: _soundness(i.candidate_id, v))
             if found is not None:
                 known[item.candidate_id] = found
+                if on_result:
+                    on_result(found)
         missing = [i for i in items if i.candidate_id not in known]
-        for start in range(0, len(missing), chunk):
-            part = missing[start:start + chunk]
-            for item, result in zip(part, run(part)):
-                known[item.candidate_id] = result
-                if result.status in STORED_SOUNDNESS:
-                    self._write("soundness", self.soundness_key(item), _soundness_value(result))
+
+        def finished(index: int, result: Soundness) -> None:
+            if result.status in STORED_SOUNDNESS:
+                self._write("soundness", self.soundness_key(missing[index]), _soundness_value(result))
+            if on_result:
+                on_result(result)
+
+        for item, result in zip(missing, run(missing, finished)):
+            known[item.candidate_id] = result
         return [known[i.candidate_id] for i in items]
 
     # ------------------------------------------------------------ kill matrix
@@ -149,14 +155,18 @@ class ResultStore:
 
 
 def stored_soundness(store: ResultStore | None, rendered: Sequence[Rendered], run_dir: Path, source_dir: Path, *,
-                     jobs: int, **options) -> list[Soundness]:
-    """check_soundness through the store (chunks of a few candidates per worker, so a kill loses little)."""
-    def run(items):
-        return check_soundness(items, run_dir, source_dir, jobs=jobs, **options) if items else []
+                     jobs: int, on_result: Callable[[Soundness], None] | None = None, **options) -> list[Soundness]:
+    """check_soundness through the store: each verdict stored as it is final, so a kill loses little."""
+    def told(_index: int, result: Soundness) -> None:
+        if on_result:
+            on_result(result)
+
+    def run(items, finished=told):
+        return check_soundness(items, run_dir, source_dir, jobs=jobs, on_result=finished, **options) if items else []
 
     if store is None:
         return run(list(rendered))
-    return store.soundness(rendered, run, chunk=4 * max(1, jobs))
+    return store.soundness(rendered, run, on_result)
 
 
 def stored_kill_matrix(store: ResultStore | None, sound, mutants, run_dir: Path, source_dir: Path,

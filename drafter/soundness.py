@@ -10,6 +10,8 @@ from drafter.data import Rendered, Soundness
 from drafter.execute import Batch, WorkerPool
 from drafter.onerun import RunOutcome, RunSpec
 
+SEED_ZERO, OTHER_SEEDS, SHRINK = "seed 0", "other seeds", "shrink"
+
 
 def check_soundness(
     rendered: Sequence[Rendered],
@@ -22,7 +24,7 @@ def check_soundness(
     budget_seconds: float = 30.0,
     budget_multiplier: float = 10.0,
     budget_floor: float = 2.0,
-    on_progress: Callable[[str], None] | None = None,
+    on_result: Callable[[int, Soundness], None] | None = None,
     on_wall: Callable[[tuple[str, ...]], None] | None = None,
 ) -> list[Soundness]:
     """One Soundness per rendered candidate, in input order.
@@ -32,6 +34,10 @@ def check_soundness(
     CPU seconds, so one hanging candidate costs its own budget, not the stage's, and machine load none. All pass: sound. All fail:
     unsound, with the shrunk failing example of the first failing seed. Some pass, some fail, or
     Hypothesis calls it flaky: flaky. Cannot run: error. Over budget: timeout.
+
+    A stream: each candidate moves to its next phase (seed 0, its other seeds, its shrink) as soon as its previous
+    one ends, ahead of candidates not yet started, and `on_result(index, result)` hears each verdict as it is
+    final. What a candidate's runs are depends only on its own earlier runs, so the verdicts do not depend on --jobs.
     """
     run_dir = Path(run_dir).resolve()
 
@@ -44,37 +50,48 @@ def check_soundness(
                        trace=item.target if kill_run else "", record=kill_run)
 
     # Seeds first without shrinking (a failure stops at its first example), then one shrinking run per
-    # failing candidate, so an unsound candidate costs little and still gets a minimal counterexample.
+    # unsound candidate, so an unsound candidate costs little and still gets a minimal counterexample.
     by_run: list[dict[int, RunOutcome]] = [{} for _ in rendered]
     shrunk: dict[int, RunOutcome] = {}
+    results: list[Soundness | None] = [None] * len(rendered)
+    phases = [(i, SEED_ZERO) for i in range(len(rendered))]  # per batch of the pool: (candidate, phase)
+
+    def next_phase(index: int, ended: str) -> tuple[Batch, str] | None:
+        first = by_run[index][0]
+        if ended == SEED_ZERO and seeds > 1 and first.status in ("passed", "failed"):
+            budget = min(budget_seconds, max(budget_floor, budget_multiplier * first.seconds))
+            return Batch(tuple(spec(rendered[index], s, False, budget) for s in range(1, seeds)),
+                         stop_after_timeout=True), OTHER_SEEDS
+        runs = _in_seed_order(by_run[index])
+        failing = _first_seed_failing(runs)
+        if ended != SHRINK and failing is not None and _verdict(runs) == "unsound":
+            return Batch((spec(rendered[index], failing, True),)), SHRINK
+        return None
+
+    def follow(batch: int) -> list[Batch]:
+        index, ended = phases[batch]
+        step = next_phase(index, ended)
+        if step is not None:
+            phases.append((index, step[1]))  # the pool numbers the batches it is given in order
+            return [step[0]]
+        result = results[index] = _soundness(rendered[index].candidate_id, _in_seed_order(by_run[index]),
+                                             shrunk.get(index), max_examples)
+        if on_result:
+            on_result(index, result)
+        return []
+
     with WorkerPool(source_dir, jobs, modules=[item.target.split(":")[0] for item in rendered]) as pool:
-        for event in pool.run([Batch((spec(item, 0, False),)) for item in rendered]):
+        for event in pool.run([Batch((spec(item, 0, False),)) for item in rendered], follow):
             assert event.outcome is not None
-            by_run[event.batch][0] = event.outcome
-        rest = [i for i, runs in enumerate(by_run) if seeds > 1 and runs[0].status in ("passed", "failed")]
-        budgets = {i: min(budget_seconds, max(budget_floor, budget_multiplier * by_run[i][0].seconds)) for i in rest}
-        batches = [Batch(tuple(spec(rendered[i], s, False, budgets[i]) for s in range(1, seeds)), stop_after_timeout=True)
-                   for i in rest]
-        for event in pool.run(batches):
-            assert event.outcome is not None
-            by_run[rest[event.batch]][event.run + 1] = event.outcome
-        outcomes = [[runs[k] for k in sorted(runs)] for runs in by_run]
-        failing = {i: _first_seed_failing(runs) for i, runs in enumerate(outcomes)}
-        failing = {i: seed for i, seed in failing.items() if seed is not None and _verdict(outcomes[i]) == "unsound"}
-        order = list(failing)
-        shrink_batches = [Batch((spec(rendered[i], failing[i], True),)) for i in order]
-        for event in pool.run(shrink_batches):
-            assert event.outcome is not None
-            shrunk[order[event.batch]] = event.outcome
+            index, phase = phases[event.batch]
+            if phase == SHRINK:
+                shrunk[index] = event.outcome
+            else:
+                by_run[index][event.run + (1 if phase == OTHER_SEEDS else 0)] = event.outcome
     if on_wall is not None and pool.wall is not None:
         on_wall(pool.wall)
-    results = []
-    for index, item in enumerate(rendered):
-        result = _soundness(item.candidate_id, outcomes[index], shrunk.get(index), max_examples)
-        results.append(result)
-        if on_progress:
-            on_progress(f"{item.candidate_id}: {result.status}")
-    return results
+    assert all(result is not None for result in results)
+    return results  # type: ignore[return-value]
 
 
 def wall_warnings(layers: tuple[str, ...]) -> list[str]:
@@ -87,6 +104,10 @@ def wall_warnings(layers: tuple[str, ...]) -> list[str]:
     have = " + ".join(layers) if layers else "no kernel wall at all"
     return [f"isolation: candidates ran behind {have}; this platform offers no {', no '.join(missing)} "
             "(the audit hook still stands; see docs/isolation.md)"]
+
+
+def _in_seed_order(runs: dict[int, RunOutcome]) -> list[RunOutcome]:
+    return [runs[seed] for seed in sorted(runs)]
 
 
 def _first_seed_failing(runs: list[RunOutcome]) -> int | None:

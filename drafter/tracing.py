@@ -116,19 +116,22 @@ class ExampleRecorder:
         self.test, self.root = test, os.path.abspath(source_root) + os.sep
         self.examples: list[bytes] = []
         self.why_not = ""
-        self.in_body = False
-        self.files: dict[str, bool] = {}
+        self.watching = True  # outside the body while a replay is still possible: calls there are looked at
+        self.files: dict[object, bool] = {}  # a module's __file__: is it code under test?
 
     def on_call(self, namespace: dict) -> None:
-        """A call into code whose module globals are `namespace` (the frame's, not its code: no audit event)."""
-        if self.in_body or self.why_not:
-            return
+        """A call, outside the body, into code whose module globals are `namespace` (the frame's, not its code:
+        no audit event). `installed` calls this only for a file not yet known to be outside the source."""
         file = namespace.get("__file__")
         inside = self.files.get(file)
-        if inside is None:  # once per file: this runs on every call Hypothesis makes while drawing
+        if inside is None:  # once per file: calls Hypothesis makes while drawing come here
             inside = self.files[file] = isinstance(file, str) and os.path.abspath(file).startswith(self.root)
         if inside:
-            self.why_not = f"code under test ran while drawing inputs (in {namespace.get('__name__')})"
+            self._void(f"code under test ran while drawing inputs (in {namespace.get('__name__')})")
+
+    def _void(self, why: str) -> None:
+        self.why_not = self.why_not or why
+        self.watching = False
 
     def __enter__(self) -> None:
         from hypothesis.errors import UnsatisfiedAssumption
@@ -141,15 +144,15 @@ class ExampleRecorder:
                 if is_plain(args) and is_plain(kwargs):
                     self.examples.append(pickle.dumps((args, kwargs)))
                 else:
-                    self.why_not = "an input is not plain data"
-            self.in_body = True
+                    self._void("an input is not plain data")
+            self.watching = False
             try:
                 return inner(*args, **kwargs)
             except UnsatisfiedAssumption:
-                self.why_not = self.why_not or "an example was rejected"
+                self._void("an example was rejected")
                 raise
             finally:
-                self.in_body = False
+                self.watching = not self.why_not
 
         self.test.hypothesis.inner_test = recorded
 
@@ -179,13 +182,15 @@ def installed(recorder: LineRecorder | None, timer: BodyTimer | None,
     previous_trace = sys.gettrace()
     if recorder is not None or examples is not None:  # threads the candidate starts are traced too
         on_call = recorder.on_call if recorder is not None else None
-        if examples is not None:  # one Python call per traced call event, as cheap as it can be
-            watch, on_line = examples.on_call, recorder and recorder.on_line
+        if examples is not None:  # one Python call per traced call event, two dict look-ups in it at most
+            watch, files, on_line = examples.on_call, examples.files, recorder and recorder.on_line
             namespace, first_lines = (recorder.namespace, recorder.first_lines) if recorder else (None, ())
 
             def on_call(frame: types.FrameType, event: str, arg: object):
-                watch(frame.f_globals)
-                return on_line if frame.f_globals is namespace and frame.f_lineno in first_lines else None
+                module = frame.f_globals
+                if examples.watching and files.get(module.get("__file__")) is not False:
+                    watch(module)
+                return on_line if module is namespace and frame.f_lineno in first_lines else None
 
         sys.settrace(on_call)
         threading.settrace(on_call)

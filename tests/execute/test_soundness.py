@@ -57,16 +57,24 @@ def test_soundness_is_deterministic_across_job_counts(kit, pkg, tmp_path):
     source, name = pkg
     run = tmp_path / "run"
     items = [kit.rendered(run, name, "absolute", "non_negative", "assert absolute(x) >= 0"),
-             kit.rendered(run, name, "absolute", "identity", "assert absolute(x) == x")]
+             kit.rendered(run, name, "absolute", "identity", "assert absolute(x) == x"),
+             kit.rendered(run, name, "absolute", "undefined", "assert nope(x)"),
+             kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0")]
+    finished: dict[int, list[int]] = {1: [], 2: []}
 
-    def strip(results):
-        return [(r.candidate_id, r.status, r.detail, r.counterexample) for r in results]
+    def strip(results):  # all but the CPU seconds
+        return [(r.candidate_id, r.status, r.detail, r.counterexample, r.lines, r.traced_examples, r.examples)
+                for r in results]
 
-    one = strip(check_soundness(items, run, source, seeds=3, max_examples=30, jobs=1))
-    two = strip(check_soundness(items, run, source, seeds=3, max_examples=30, jobs=2))
+    one = strip(check_soundness(items, run, source, seeds=3, max_examples=30, jobs=1,
+                                on_result=lambda index, _r: finished[1].append(index)))
+    two = strip(check_soundness(items, run, source, seeds=3, max_examples=30, jobs=2,
+                                on_result=lambda index, _r: finished[2].append(index)))
     assert one == two
-    assert one[0][1] == "sound" and one[1][1] == "unsound"
+    assert [r[1] for r in one] == ["sound", "unsound", "error", "sound"]
     assert one[1][3] == "Failing test case: test_identity(\n    x=-1,\n)"
+    assert one[0][4] and one[0][6]  # the seed-0 run's lines and inputs, for the kill matrix
+    assert sorted(finished[1]) == sorted(finished[2]) == [0, 1, 2, 3]  # each verdict told once
 
 
 def test_settings_override_fixes_seed_budget_and_stops_at_first_failure(kit, tmp_path):
@@ -202,3 +210,29 @@ def test_body_time_is_the_time_inside_bodies_and_the_recorded_lines_are_the_trac
     assert out.lines == (6, 8, 9, 10, 11)  # never line 7: no negative x is drawn
     assert plain.lines is None and plain.body_seconds == -1.0
     assert load_test(path, "test_naps").hypothesis.inner_test.__name__ == "test_naps"  # the wrapper is gone again
+
+
+def test_a_candidate_goes_through_all_its_phases_while_a_slower_ones_seed_0_still_runs(kit, pkg, tmp_path):
+    """No phase waits for every candidate: `waits` cannot finish its seed 0 before the two others have finished
+    their whole check (all seeds, and the shrink of the unsound one), since the parent lets it go only then."""
+    source, name = pkg
+    run = tmp_path / "run"
+    released = run / "released"
+    waits = kit.rendered(run, name, "double", "waits",
+                         f"while not os.path.exists({str(released)!r}):\n    time.sleep(0.01)\nassert double(x) % 2 == 0",
+                         imports="import os\nimport time\n")
+    items = [waits, kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"),
+             kit.rendered(run, name, "double", "small", "assert double(x) < 100")]
+    heard: list[tuple[str, str]] = []
+
+    def on_result(index: int, result) -> None:
+        heard.append((items[index].test_name, result.status))
+        if len(heard) == 2:
+            released.write_text("")
+
+    results = check_soundness(items, run, source, seeds=3, max_examples=10, jobs=2, budget_seconds=5.0,
+                              on_result=on_result)
+    assert sorted(heard[:2]) == [("test_even", "sound"), ("test_small", "unsound")]
+    assert heard[2] == ("test_waits", "sound")  # released, not ended by a budget
+    assert [r.status for r in results] == ["sound", "sound", "unsound"]  # input order, whatever the finishing order
+    assert results[2].counterexample == "Failing test case: test_small(\n    x=50,\n)"  # its shrink ran

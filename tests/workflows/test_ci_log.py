@@ -65,3 +65,24 @@ def test_cache_use_is_one_line_at_the_start_not_a_warning(tmp_path):
     off = CliRunner().invoke(app, args + ["--no-cache"])
     assert off.output.splitlines()[0].startswith("cache: off (--no-cache)")
     assert "warning: reply cache" not in result.output + off.output
+
+
+def test_progress_lines_in_a_log_come_at_most_every_ten_seconds_and_carry_the_stage_note():
+    now = [100.0]
+    out = io.StringIO()
+    reporter = PlainReporter(out=out, clock=lambda: now[0])
+    reporter.stage("soundness", total=394)
+    for at, unsound in [(101, 0), (105, 1), (109.9, 1), (110.5, 2), (111, 3), (119, 3), (121, 3)]:
+        now[0] = at
+        reporter.advance(note=f"{unsound} unsound")
+    lines = out.getvalue().splitlines()
+    assert [line.split(", about")[0] for line in lines] == [
+        "[drafter] soundness: 0/394 done, 0s elapsed",
+        "[drafter] soundness: 4/394 done, 2 unsound, 10s elapsed",  # 10.5 s after the last line
+        "[drafter] soundness: 7/394 done, 3 unsound, 21s elapsed",  # the advances between were held back
+    ]
+    assert "s left in soundness" in lines[-1]
+    reporter.stage("mutants")  # closes soundness with its last count; the note is the stage's own
+    *_, closing, started = out.getvalue().splitlines()
+    assert closing.startswith("[drafter] soundness: 7/394 done, 3 unsound, 21s elapsed")
+    assert started == "[drafter] mutants: 0 done, 21s elapsed"
