@@ -1,7 +1,7 @@
 """drafter against mutmut 3 on any module: kill matrix, soundness and mutant generation per CPU-second, one worker each.
 
     .venv/bin/pip install -e '.[bench]'       # mutmut 3, bench-only
-    python bench/matrix_vs_mutmut.py [--src FOLDER --replies FILE] [--reps 3] [--max-examples 100]
+    python bench/matrix_vs_mutmut.py [--src FOLDER --replies FILE] [--reps 3] [--max-examples 100] [--no-mutmut]
 
 --src is a folder holding the module or package (default bench/vendor/inflection, inflection 0.5.1); --replies a replay
 file of candidate properties for its targets, as a model would answer (default bench/inflection_replies.json). The
@@ -224,6 +224,8 @@ def main() -> None:
     parser.add_argument("--max-examples", type=int, default=100)
     parser.add_argument("--default-reps", type=int, default=0, help="repetitions that also run mutmut with shrinking on")
     parser.add_argument("--variants", action="store_true", help="also drafter without replay, without coverage skip")
+    parser.add_argument("--no-mutmut", action="store_true",
+                        help="drafter only: its kill matrix, soundness and generation, no ratio to mutmut")
     args = parser.parse_args()
     src, replies = args.src.resolve(), args.replies.resolve()
     if not code_entries(src):
@@ -244,19 +246,23 @@ def main() -> None:
         soundness: list[dict] = []
         for rep in range(args.reps):
             rows["drafter"].append(run_drafter(sound, mutants, run_dir, source, args.max_examples))
-            rows["mutmut, no shrink"].append(run_mutmut(src, sound, run_dir, shrink=False))
+            if not args.no_mutmut:
+                rows["mutmut, no shrink"].append(run_mutmut(src, sound, run_dir, shrink=False))
             soundness.append(run_soundness(sound, run_dir, source, args.max_examples))
             if args.variants:
                 rows["drafter, no coverage skip"].append(run_drafter(sound, mutants, run_dir, source,
                                                                      args.max_examples, coverage=False))
                 rows["drafter, no replay"].append(run_drafter(sound, mutants, run_dir, source, args.max_examples,
                                                               replayed=False))
-            if rep < args.default_reps:
+            if rep < args.default_reps and not args.no_mutmut:
                 rows["mutmut, default"].append(run_mutmut(src, sound, run_dir, shrink=True))
-            mine, theirs, checked = rows["drafter"][-1], rows["mutmut, no shrink"][-1], soundness[-1]
+            mine, checked = rows["drafter"][-1], soundness[-1]
+            theirs = (f"mutmut {rows['mutmut, no shrink'][-1]['mutants']} in "
+                      f"{rows['mutmut, no shrink'][-1]['matrix_cpu']:.2f} CPU-s "
+                      f"(generation {rows['mutmut, no shrink'][-1]['generation_cpu']:.2f}), "
+                      if rows["mutmut, no shrink"] else "")
             print(f"  repetition {rep + 1}/{args.reps} done, {time.perf_counter() - started:.0f}s: drafter matrix "
-                  f"{mine['mutants']} in {mine['matrix_cpu']:.2f} CPU-s, mutmut {theirs['mutants']} in "
-                  f"{theirs['matrix_cpu']:.2f} CPU-s (generation {theirs['generation_cpu']:.2f}), soundness "
+                  f"{mine['mutants']} in {mine['matrix_cpu']:.2f} CPU-s, {theirs}soundness "
                   f"{checked['soundness_cpu']:.2f} CPU-s", flush=True)
     rate = {}
     print("\nkill matrix, one worker (medians):")
@@ -272,10 +278,11 @@ def main() -> None:
               f"{last['mutants']} mutants, matrix CPU {statistics.median(r['matrix_cpu'] for r in results):.2f}s, "
               f"wall {statistics.median(r['matrix_wall'] for r in results):.2f}s; {extra}")
     default = f"{rate['drafter'] / rate['mutmut, default']:.2f}x" if "mutmut, default" in rate else "not run"
-    print(f"  ratio drafter / mutmut (no shrink): {rate['drafter'] / rate['mutmut, no shrink']:.2f}x  "
-          f"(default mutmut: {default}; goal >= 10x)")
+    if "mutmut, no shrink" in rate:
+        print(f"  ratio drafter / mutmut (no shrink): {rate['drafter'] / rate['mutmut, no shrink']:.2f}x  "
+              f"(default mutmut: {default}; goal >= 10x)")
     for variant in ("drafter, no replay", "drafter, no coverage skip"):
-        if variant in rate:
+        if variant in rate and "mutmut, no shrink" in rate:
             print(f"  {variant} / mutmut (no shrink): {rate[variant] / rate['mutmut, no shrink']:.2f}x")
 
     matrix_cpu = statistics.median(r["matrix_cpu"] for r in rows["drafter"])
@@ -286,10 +293,13 @@ def main() -> None:
     print(f"  ratio soundness / kill matrix: {statistics.median(r['soundness_cpu'] / d['matrix_cpu'] for r, d in zip(soundness, rows['drafter'])):.2f}x  (goal <= 2x)")
 
     drafter_rate, drafter_made, targets = drafter_generation(src, max(5, args.reps))
-    mutmut_rates = [r["mutants"] / r["generation_cpu"] for r in rows["mutmut, no shrink"] + rows["mutmut, default"]]
-    mutmut_rate = statistics.median(mutmut_rates)
     print("\nmutant generation (medians):")
     print(f"  drafter {drafter_rate:7.1f} mutants per CPU-s ({drafter_made} mutants of {targets} targets)")
+    mutmut_rates = [r["mutants"] / r["generation_cpu"] for r in rows["mutmut, no shrink"] + rows["mutmut, default"]]
+    if not mutmut_rates:
+        print(f"total bench wall {time.perf_counter() - started:.0f}s")
+        return
+    mutmut_rate = statistics.median(mutmut_rates)
     print(f"  mutmut  {mutmut_rate:7.1f} mutants per CPU-s ({rows['mutmut, no shrink'][-1]['mutants']} mutants)")
     print(f"  ratio   {drafter_rate / mutmut_rate:7.2f}x  (goal >= 1.5x)")
     print(f"total bench wall {time.perf_counter() - started:.0f}s")
