@@ -66,7 +66,7 @@ class StageTimes:
     def stage(self, name: str, total: int | None = None) -> None:
         self.switch(name)
 
-    def advance(self, amount: int = 1, total: int | None = None) -> None:
+    def advance(self, amount: int = 1, total: int | None = None, note: str | None = None) -> None:
         pass
 
 
