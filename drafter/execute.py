@@ -202,8 +202,10 @@ class WorkerPool:
         batches = list(batches)
         pending: deque[tuple[int, int]] = deque((i, 0) for i, b in enumerate(batches) if b.runs)
         self._ended.clear()
-        while pending or any(s.batch >= 0 for s in self.slots) or self._ended:
+        while True:
             self._follow(batches, pending, follow)
+            if not pending and all(s.batch < 0 for s in self.slots):
+                return  # (looping on for the follow-up alone would select() on no worker for a second)
             for slot in self.slots:
                 if slot.ready and slot.batch < 0 and pending:
                     self._send(slot, batches, *pending.popleft())

@@ -236,3 +236,28 @@ def test_a_candidate_goes_through_all_its_phases_while_a_slower_ones_seed_0_stil
     assert heard[2] == ("test_waits", "sound")  # released, not ended by a budget
     assert [r.status for r in results] == ["sound", "sound", "unsound"]  # input order, whatever the finishing order
     assert results[2].counterexample == "Failing test case: test_small(\n    x=50,\n)"  # its shrink ran
+
+
+def test_the_pool_never_waits_on_no_worker_once_the_work_is_done(kit, pkg, tmp_path, monkeypatch):
+    """A stream's last follow-up once looped into select() on no worker, a second of idle wall clock per pool.run
+    call (the kill matrix makes many: 3 s -> 21 s of wall on smartypants). Counted, not timed."""
+    import select as select_module
+
+    import drafter.execute as execute
+
+    idle_waits = []
+    real_select = select_module.select
+
+    def watched(readers, writers, errors, timeout=None):
+        if not readers:
+            idle_waits.append(timeout)
+        return real_select(readers, writers, errors, timeout)
+
+    monkeypatch.setattr(execute.select, "select", watched)
+    source, name = pkg
+    run = tmp_path / "run"
+    items = [kit.rendered(run, name, "double", "even", "assert double(x) % 2 == 0"),
+             kit.rendered(run, name, "double", "small", "assert double(x) < 100")]
+    results = check_soundness(items, run, source, seeds=2, max_examples=20, jobs=2)
+    assert [r.status for r in results] == ["sound", "unsound"]
+    assert idle_waits == []
