@@ -2,7 +2,7 @@
 frames over pipes, carrying plain data only.
 
 Plain data is None, NotImplemented, Ellipsis, bool, int, float, complex, str, bytes, bytearray, memoryview (as
-bytes), Decimal, Fraction, UUID, slices, ranges, the datetime family (date, time, datetime, timedelta; time zones
+bytes), Decimal, Fraction, UUID, slices, ranges, POSIX paths, the datetime family (date, time, datetime, timedelta; time zones
 that are fixed offsets or zoneinfo keys), members of standard-library enums, and tuples, lists, dicts, sets and
 frozensets of those, each of its *exact* type: a subclass (a Decimal whose `__eq__` always agrees) is refused, never
 converted. Named tuples cross as their class's name, fields and values (each side rebuilds one; see
@@ -16,6 +16,8 @@ import base64
 import datetime
 import enum
 import json
+import os
+import pathlib
 import struct
 import sys
 import types
@@ -29,8 +31,12 @@ MAX_DEPTH = 100
 NATIVE = (type(None), bool, int, float, str)
 CONTAINERS = {tuple: "t", list: "l", set: "s", frozenset: "f"}
 CLOCK = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, datetime.timezone)
+# By value, never as an object the other side calls back: a test's tmp_path handed to production code would
+# otherwise let it call write_text() in the unwalled properties' process. What it does with a path happens in the
+# sandbox, under its wall.
+PATHS = {pathlib.PurePosixPath: "pure", pathlib.PosixPath: "posix"}
 PLAIN = (*NATIVE, complex, bytes, bytearray, memoryview, Decimal, Fraction, uuid.UUID, slice, range, *CLOCK,
-         *CONTAINERS, dict)
+         *CONTAINERS, dict, pathlib.PurePath)
 TUPLE_METHODS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__len__", "__iter__",
                  "__getitem__", "__contains__", "__bool__")
 
@@ -73,6 +79,8 @@ def encode(value, handle_of=None, depth: int = 0):
         return ["U", value.hex]
     if kind is range:
         return ["rg", value.start, value.stop, value.step]
+    if kind in PATHS:
+        return ["P", PATHS[kind], base64.b64encode(os.fsencode(value)).decode("ascii")]
     if kind is slice:
         return ["sl", [encode(part, handle_of, depth + 1) for part in (value.start, value.stop, value.step)]]
     if kind in CLOCK:
@@ -134,6 +142,9 @@ def decode(data, handle=None, depth: int = 0):
             return uuid.UUID(hex=rest[0])
         if tag == "rg" and len(rest) == 3 and all(type(x) is int for x in rest):
             return range(*rest)
+        if tag == "P" and len(rest) == 2 and rest[0] in ("pure", "posix") and type(rest[1]) is str:
+            text = os.fsdecode(base64.b64decode(rest[1].encode("ascii"), validate=True))
+            return (pathlib.PurePosixPath if rest[0] == "pure" else pathlib.PosixPath)(text)
         if tag == "sl" and len(rest) == 1 and type(rest[0]) is list and len(rest[0]) == 3:
             return slice(*(decode(part, handle, depth + 1) for part in rest[0]))
         if tag in CLOCK_TAGS:

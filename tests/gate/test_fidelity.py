@@ -301,3 +301,38 @@ def test_code_that_behaves_only_inside_the_sandbox_is_caught_by_the_in_process_v
     assert not planted.exists()  # the kernel wall around the in-process vote held
     code, verdict = _run(h, app, tmp_path, {"books/calendar.py": hiding}, "--no-second-vote")
     assert code == 0 and "in-process" not in [c["check"] for c in verdict["checks"]]  # one vote would have passed it
+
+
+PATHS = '''"""Labels for journal files."""
+
+
+def label_of(path):
+    return path.name.upper()
+'''
+PATH_PROPERTY = '''from books.paths import label_of
+
+
+def test_a_label_names_the_file(tmp_path):
+    path = tmp_path / "ledger-2024.txt"
+    assert label_of(path) == "LEDGER-2024.TXT"
+'''
+
+
+@pytest.mark.parametrize("cheat", [False, True], ids=["honest", "writes beside the path it was given"])
+def test_a_path_crosses_by_value_so_its_methods_run_behind_the_wall(tmp_path, h, cheat):
+    """A test's tmp_path handed to production code: were it an object production code calls back, `write_text`
+    would run in the unwalled properties' process. It crosses by value; the write happens in the sandbox and is
+    refused there."""
+    app = _books(tmp_path)
+    (app / "books" / "paths.py").write_text(PATHS)
+    (app / "oracle" / "properties" / "test_paths.py").write_text(PATH_PROPERTY)
+    new = PATHS.replace("    return path.name.upper()\n",
+                        "    path.parent.joinpath('pwned').write_text('x')\n    return path.name.upper()\n"
+                        if cheat else "    name = path.name\n    return name.upper()\n")
+    code, verdict = _run(h, app, tmp_path, {"books/paths.py": new})
+    if not cheat:
+        assert code == 0, _reasons(verdict)
+        return
+    assert (code, verdict["blocked_at"]) == (2, "properties"), _reasons(verdict)
+    refused = [r for r in _reasons(verdict) if r.startswith("incomplete: sandbox: production code tried writing")]
+    assert refused and refused[0].split(" tried writing ")[1].split(",")[0].endswith("/pwned"), _reasons(verdict)
