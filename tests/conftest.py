@@ -20,6 +20,26 @@ SHOP = REPO / "examples" / "shop"
 
 
 @pytest.fixture
+def stable_report() -> Callable[..., dict]:
+    """report.json without what differs between two runs of the same inputs: the run id, the checkout's HEAD (not
+    an input of a run) and every timing; `dropped_warnings`: prefixes of warnings one of the runs may add."""
+
+    def view(report_path: Path, dropped_warnings: tuple[str, ...] = ()) -> dict:
+        data = json.loads(Path(report_path).read_text())
+        data.pop("run_id")
+        data["source"].pop("git_commit")
+        for key in ("seconds", "cpu_seconds"):
+            data["summary"].pop(key)
+        for key in ("seconds", "test_seconds", "timeout_seconds"):
+            data["summary"]["matrix"].pop(key)
+        if dropped_warnings:
+            data["warnings"] = [w for w in data["warnings"] if not w.startswith(dropped_warnings)]
+        return data
+
+    return view
+
+
+@pytest.fixture
 def shop_src() -> Path:
     """The bundled example SRC (read-only: copy it before changing anything)."""
     return SHOP

@@ -20,6 +20,7 @@ from drafter.pipeline import run
 
 REPO = Path(__file__).resolve().parents[2]
 INFLECTION = REPO / "bench" / "vendor" / "inflection"
+CACHE_NOTES = ("result cache", "mutant cache:")  # warnings a run that reused work adds
 REPLIES = REPO / "bench" / "inflection_replies.json"
 OPTIONS = ["--model", f"replay:{REPLIES}", "--max-examples", "10", "--seeds", "2", "--jobs", "2"]
 
@@ -27,20 +28,6 @@ OPTIONS = ["--model", f"replay:{REPLIES}", "--max-examples", "10", "--seeds", "2
 def settings_for(workspace: Path, **extra) -> Settings:
     return Settings(**{"model": f"replay:{REPLIES}", "workspace": workspace, "max_examples": 10, "seeds": 2, "jobs": 2,
                        **extra})
-
-
-def stable_view(report_path: Path) -> dict:
-    """report.json without run id, HEAD, timings and the cache's own notes on what it reused."""
-    data = json.loads(Path(report_path).read_text())
-    data.pop("run_id")
-    data["source"].pop("git_commit")
-    data["summary"].pop("seconds")
-    data["summary"].pop("cpu_seconds")
-    data["summary"]["matrix"].pop("seconds")
-    data["summary"]["matrix"].pop("test_seconds")
-    data["summary"]["matrix"].pop("timeout_seconds")
-    data["warnings"] = [w for w in data["warnings"] if not w.startswith(("result cache", "mutant cache:"))]
-    return data
 
 
 def entries(folder: Path, kind: str) -> list[Path]:
@@ -54,7 +41,7 @@ def first_run(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_an_identical_rerun_runs_nothing_it_knows_and_writes_the_same_report(first_run):
+def test_an_identical_rerun_runs_nothing_it_knows_and_writes_the_same_report(first_run, stable_report):
     workspace, first = first_run
     cache = workspace / "cache" / "results"
     checks, targets = len(entries(cache, "soundness")), len(entries(cache, "kill"))
@@ -62,7 +49,7 @@ def test_an_identical_rerun_runs_nothing_it_knows_and_writes_the_same_report(fir
     again = run(INFLECTION, settings_for(workspace))
     assert f"result cache: {checks} of {checks} soundness checks reused" in " ".join(again.warnings)
     assert f"the kill matrices of {targets} of {targets} targets reused" in " ".join(again.warnings)
-    assert stable_view(again.report_paths[0]) == stable_view(first.report_paths[0])
+    assert stable_report(again.report_paths[0], CACHE_NOTES) == stable_report(first.report_paths[0], CACHE_NOTES)
     assert again.report.summary["kept"] == first.report.summary["kept"] > 0
     # Another setting that shapes results is another key: nothing is reused.
     other = run(INFLECTION, settings_for(workspace, max_examples=11, select=("inflection:ordinal",)))
@@ -70,7 +57,7 @@ def test_an_identical_rerun_runs_nothing_it_knows_and_writes_the_same_report(fir
 
 
 @pytest.mark.slow
-def test_a_bad_cache_entry_is_ignored_named_and_replaced(first_run, tmp_path):
+def test_a_bad_cache_entry_is_ignored_named_and_replaced(first_run, tmp_path, stable_report):
     workspace, first = first_run
     cache, journal = workspace / "cache" / "results", first.run_dir / "results"
     # Entries this run's keys name (the cache also holds those of other settings): the same names as its journal's.
@@ -84,7 +71,7 @@ def test_a_bad_cache_entry_is_ignored_named_and_replaced(first_run, tmp_path):
     again = run(INFLECTION, settings_for(workspace))
     named = [w for w in again.warnings if "result cache entry" in w]
     assert any(str(garbled) in w for w in named) and any(str(short) in w for w in named), named
-    assert stable_view(again.report_paths[0]) == stable_view(first.report_paths[0])
+    assert stable_report(again.report_paths[0], CACHE_NOTES) == stable_report(first.report_paths[0], CACHE_NOTES)
     assert json.loads(garbled.read_text())["value"]["status"] in ("sound", "unsound")  # replaced by a good one
     assert len(json.loads(short.read_text())["value"]["results"]) == len(entry["value"]["results"]) + 1
 
@@ -103,7 +90,7 @@ def test_resume_refuses_a_complete_run_and_other_settings(first_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_run_killed_mid_sabotage_is_finished_by_resume_as_if_never_stopped(first_run, tmp_path):
+def test_a_run_killed_mid_sabotage_is_finished_by_resume_as_if_never_stopped(first_run, tmp_path, stable_report):
     _, uninterrupted = first_run
     workspace = tmp_path / "ws"
     command = [sys.executable, "-m", "drafter.cli", "run", str(INFLECTION), "--workspace", str(workspace),
@@ -135,4 +122,4 @@ def test_a_run_killed_mid_sabotage_is_finished_by_resume_as_if_never_stopped(fir
     reused = " ".join(w for w in report["warnings"] if w.startswith("result cache:"))
     assert f"result cache: {done_checks} of " in reused
     assert f"the kill matrices of {done_targets} of {total_targets} targets reused" in reused
-    assert stable_view(final / "report.json") == stable_view(uninterrupted.report_paths[0])
+    assert stable_report(final / "report.json", CACHE_NOTES) == stable_report(uninterrupted.report_paths[0], CACHE_NOTES)

@@ -51,18 +51,6 @@ def settings_for(workspace: Path, **extra) -> Settings:
     return Settings(model=f"replay:{REPLIES}", workspace=workspace, max_examples=10, seeds=2, jobs=2, **extra)
 
 
-def stable_view(report_path: Path) -> dict:
-    data = json.loads(report_path.read_text())
-    data.pop("run_id")
-    data["source"].pop("git_commit")  # the checkout's HEAD: not an input of the run
-    data["summary"].pop("seconds")
-    data["summary"].pop("cpu_seconds")
-    data["summary"]["matrix"].pop("seconds")
-    data["summary"]["matrix"].pop("test_seconds")
-    data["summary"]["matrix"].pop("timeout_seconds")
-    return data
-
-
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory):
     workspace = tmp_path_factory.mktemp("shards")
@@ -70,12 +58,12 @@ def shards(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_three_merged_shards_write_the_report_of_one_unsharded_run(shards, tmp_path):
+def test_three_merged_shards_write_the_report_of_one_unsharded_run(shards, tmp_path, stable_report):
     workspace, runs = shards
     whole = run(INFLECTION, settings_for(tmp_path / "whole"))
     merged, report = merge(runs, workspace)
     assert (workspace / "latest").resolve() == merged
-    assert stable_view(merged / "report.json") == stable_view(whole.report_paths[0])
+    assert stable_report(merged / "report.json") == stable_report(whole.report_paths[0])
     assert report.summary["kept"] > 0 and report.summary["mutants"]["killed"] > 0
     shard_cpu = [json.loads((r / "report.json").read_text())["summary"]["cpu_seconds"] for r in runs]
     assert report.summary["cpu_seconds"]["soundness"] == pytest.approx(sum(c["soundness"] for c in shard_cpu), abs=0.01)
